@@ -1,0 +1,362 @@
+//! A game record: a start position and the moves played, with the result the rules give it
+//! (no piece or no move loses; threefold repetition and the variant's draw rules).
+
+use crate::core::fen::{self, FenError};
+use crate::core::movegen;
+use crate::core::moves::Move;
+use crate::core::notation::{self, MoveError};
+use crate::core::position::Position;
+use crate::core::variant::{Color, DrawRules, Variant};
+
+/// Why a game is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawReason {
+    /// The same position with the same side to move occurred three times.
+    Repetition,
+    /// FMJD 25-move rule: 25 moves each of kings only, no capture, no man move.
+    TwentyFiveMoves,
+    /// FMJD 16-move rule: a lone king against three pieces with at least one king.
+    SixteenMoves,
+    /// FMJD 5-move rule: a lone king against at most two pieces with at least one king.
+    FiveMoves,
+    /// FMJD-64 7.2.5: 15 moves each of kings only, no capture, no man move.
+    FifteenKingMoves,
+    /// FMJD-64 7.2.4: three or more kings against a lone king for 15 moves.
+    ThreeKingsAgainstOne,
+    /// FMJD-64 7.2.6: kings on both sides and unchanged material for 30 or 60 moves.
+    UnchangedMaterial,
+}
+
+impl DrawReason {
+    /// A short description for PDN comments and logs.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DrawReason::Repetition => "threefold repetition",
+            DrawReason::TwentyFiveMoves => "25-move rule",
+            DrawReason::SixteenMoves => "16-move rule",
+            DrawReason::FiveMoves => "5-move rule",
+            DrawReason::FifteenKingMoves => "15 king moves rule",
+            DrawReason::ThreeKingsAgainstOne => "three kings against one",
+            DrawReason::UnchangedMaterial => "unchanged material rule",
+        }
+    }
+}
+
+/// The state of a game by the rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// The game goes on.
+    Ongoing,
+    /// The side to move has no piece or no legal move: the other side wins.
+    Win(Color),
+    /// Drawn by a rule.
+    Draw(DrawReason),
+}
+
+/// The draw-rule counters of one position, in plies.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct DrawClocks {
+    /// Plies in a row of non-capturing king moves.
+    pub reversible: u32,
+    /// Plies left on the 16-move clock (FMJD) or the three-kings clock (FMJD-64), if running.
+    pub long_endgame: Option<u32>,
+    /// Plies left on the 5-move clock, if running.
+    pub short_endgame: Option<u32>,
+    /// Plies with kings on both sides and unchanged material (FMJD-64 7.2.6).
+    pub unchanged_material: u32,
+}
+
+/// Which lone-king ending a position is, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ending {
+    None,
+    Short,
+    Long,
+}
+
+fn ending<V: Variant>(pos: &Position<V>) -> Ending {
+    for lone in [Color::White, Color::Black] {
+        let strong = lone.opponent();
+        let lone_pieces = pos.pieces(lone);
+        if lone_pieces.count() != 1 || pos.kings(lone).count() != 1 {
+            continue;
+        }
+        let n = pos.pieces(strong).count();
+        let k = pos.kings(strong).count();
+        if k == 0 {
+            continue;
+        }
+        return match V::DRAW_RULES {
+            DrawRules::Fmjd100 => match n {
+                1 | 2 => Ending::Short,
+                3 => Ending::Long,
+                _ => Ending::None,
+            },
+            DrawRules::Fmjd64 => {
+                if n <= 2 {
+                    Ending::Short
+                } else if n == 3 && on_long_diagonal::<V>(pos, lone) {
+                    Ending::Short
+                } else if n == k && k >= 3 {
+                    Ending::Long
+                } else {
+                    Ending::None
+                }
+            }
+        };
+    }
+    Ending::None
+}
+
+/// Whether the lone king of `color` stands on the long diagonal (a1-h8) of an 8x8 board.
+fn on_long_diagonal<V: Variant>(pos: &Position<V>, color: Color) -> bool {
+    let b = pos.kings(color).lowest();
+    let (row, col) = crate::core::variant::geometry::row_col(V::HALF, V::square(b).index() as u32);
+    row + col == (V::ROWS - 1) as i32
+}
+
+impl DrawClocks {
+    /// The clocks of a position reached from nowhere (a set-up position).
+    pub fn initial<V: Variant>(pos: &Position<V>) -> DrawClocks {
+        let (long, short) = Self::limits::<V>();
+        let e = ending(pos);
+        DrawClocks {
+            reversible: 0,
+            long_endgame: (e == Ending::Long).then_some(long),
+            short_endgame: (e == Ending::Short).then_some(short),
+            unchanged_material: 0,
+        }
+    }
+
+    fn limits<V: Variant>() -> (u32, u32) {
+        match V::DRAW_RULES {
+            DrawRules::Fmjd100 => (32, 10),
+            DrawRules::Fmjd64 => (30, 10),
+        }
+    }
+
+    /// The clocks after `m` was played, reaching `after`.
+    pub fn after<V: Variant>(&self, m: &Move<V>, after: &Position<V>) -> DrawClocks {
+        let (long, short) = Self::limits::<V>();
+        let e = ending(after);
+        let tick = |c: Option<u32>, mine: Ending| -> Option<u32> {
+            match c {
+                Some(n) if e != Ending::None => Some(n.saturating_sub(1)),
+                Some(_) => None,
+                None if e == mine => Some(if mine == Ending::Long { long } else { short }),
+                None => None,
+            }
+        };
+        let both_kings =
+            after.kings(Color::White).any() && after.kings(Color::Black).any();
+        DrawClocks {
+            reversible: if m.is_king_move() && !m.is_capture() { self.reversible + 1 } else { 0 },
+            long_endgame: tick(self.long_endgame, Ending::Long),
+            short_endgame: tick(self.short_endgame, Ending::Short),
+            unchanged_material: if both_kings && !m.is_capture() && !m.is_promotion() {
+                self.unchanged_material + 1
+            } else {
+                0
+            },
+        }
+    }
+
+    /// The draw these clocks give in `pos`, if any.
+    pub fn draw<V: Variant>(&self, pos: &Position<V>) -> Option<DrawReason> {
+        match V::DRAW_RULES {
+            DrawRules::Fmjd100 => {
+                if self.short_endgame == Some(0) {
+                    Some(DrawReason::FiveMoves)
+                } else if self.long_endgame == Some(0) {
+                    Some(DrawReason::SixteenMoves)
+                } else if self.reversible >= 50 {
+                    Some(DrawReason::TwentyFiveMoves)
+                } else {
+                    None
+                }
+            }
+            DrawRules::Fmjd64 => {
+                let pieces = pos.occupied().count();
+                let material_limit = match pieces {
+                    4 | 5 => 60,
+                    6 | 7 => 120,
+                    _ => u32::MAX,
+                };
+                if self.short_endgame == Some(0) {
+                    Some(DrawReason::FiveMoves)
+                } else if self.long_endgame == Some(0) {
+                    Some(DrawReason::ThreeKingsAgainstOne)
+                } else if self.reversible >= 30 {
+                    Some(DrawReason::FifteenKingMoves)
+                } else if self.unchanged_material >= material_limit {
+                    Some(DrawReason::UnchangedMaterial)
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// A game: a start position, the moves played from it, and every position and draw clock on the
+/// way, so that repetitions and draw rules are known at every point.
+#[derive(Clone, Debug)]
+pub struct Game<V: Variant> {
+    moves: Vec<Move<V>>,
+    positions: Vec<Position<V>>,
+    clocks: Vec<DrawClocks>,
+    /// Index in `positions` of the first position after the last irreversible move.
+    reversible_from: Vec<usize>,
+}
+
+impl<V: Variant> Default for Game<V> {
+    fn default() -> Self {
+        Self::new(Position::start())
+    }
+}
+
+impl<V: Variant> Game<V> {
+    /// A game starting from `start`.
+    pub fn new(start: Position<V>) -> Self {
+        Game {
+            moves: Vec::new(),
+            positions: vec![start],
+            clocks: vec![DrawClocks::initial(&start)],
+            reversible_from: vec![0],
+        }
+    }
+
+    /// A game starting from a FEN.
+    pub fn from_fen(text: &str) -> Result<Self, FenError> {
+        Ok(Self::new(fen::parse(text)?))
+    }
+
+    /// The start position.
+    pub fn start(&self) -> &Position<V> {
+        &self.positions[0]
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position<V> {
+        self.positions.last().expect("a game always has a position")
+    }
+
+    /// The moves played.
+    pub fn moves(&self) -> &[Move<V>] {
+        &self.moves
+    }
+
+    /// Every position from the start to the current one.
+    pub fn positions(&self) -> &[Position<V>] {
+        &self.positions
+    }
+
+    /// The draw clocks of the current position.
+    pub fn clocks(&self) -> DrawClocks {
+        *self.clocks.last().expect("a game always has clocks")
+    }
+
+    /// Hashes of the positions since the last irreversible move, oldest first, the current one
+    /// last (what a search needs to see repetitions).
+    pub fn reversible_hashes(&self) -> Vec<u64> {
+        let from = *self.reversible_from.last().expect("non-empty");
+        self.positions[from..].iter().map(|p| p.hash()).collect()
+    }
+
+    /// Plays a move, which must be legal in the current position.
+    pub fn play(&mut self, m: Move<V>) -> Result<(), MoveError> {
+        let pos = *self.position();
+        let legal = movegen::legal_moves(&pos);
+        if !legal
+            .iter()
+            .any(|l| l.from == m.from && l.to == m.to && l.captured == m.captured)
+        {
+            return Err(MoveError::Illegal(notation::hub(&m)));
+        }
+        self.push_unchecked(m);
+        Ok(())
+    }
+
+    fn push_unchecked(&mut self, m: Move<V>) {
+        let pos = *self.position();
+        let next = pos.make(&m);
+        let clocks = self.clocks().after(&m, &next);
+        let n = self.positions.len();
+        let rev = if m.is_irreversible() { n } else { *self.reversible_from.last().expect("non-empty") };
+        self.moves.push(m);
+        self.positions.push(next);
+        self.clocks.push(clocks);
+        self.reversible_from.push(rev);
+    }
+
+    /// Reads a move in any notation and plays it.
+    pub fn play_text(&mut self, text: &str) -> Result<Move<V>, MoveError> {
+        let m = notation::parse(self.position(), text)?;
+        self.push_unchecked(m);
+        Ok(m)
+    }
+
+    /// Takes back the last move.
+    pub fn undo(&mut self) -> Option<Move<V>> {
+        let m = self.moves.pop()?;
+        self.positions.pop();
+        self.clocks.pop();
+        self.reversible_from.pop();
+        Some(m)
+    }
+
+    /// How many times the current position has occurred (same side to move), itself included.
+    pub fn repetitions(&self) -> usize {
+        let from = *self.reversible_from.last().expect("non-empty");
+        let h = self.position().hash();
+        self.positions[from..].iter().filter(|p| p.hash() == h).count()
+    }
+
+    /// The result by the rules in the current position.
+    pub fn result(&self) -> GameResult {
+        let pos = self.position();
+        if pos.pieces(pos.side().opponent()).is_empty() {
+            return GameResult::Win(pos.side());
+        }
+        if movegen::count(pos) == 0 {
+            return GameResult::Win(pos.side().opponent());
+        }
+        if self.repetitions() >= 3 {
+            return GameResult::Draw(DrawReason::Repetition);
+        }
+        match self.clocks().draw(pos) {
+            Some(r) => GameResult::Draw(r),
+            None => GameResult::Ongoing,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::variant::International;
+
+    #[test]
+    fn no_piece_or_no_move_loses() {
+        let g: Game<International> = Game::from_fen("B:W31:B").unwrap();
+        assert_eq!(g.result(), GameResult::Win(Color::White));
+        let g: Game<International> = Game::from_fen("W:W31:B").unwrap();
+        assert_eq!(g.result(), GameResult::Win(Color::White));
+        // a white man blocked by two black men has no move
+        let g: Game<International> = Game::from_fen("W:W46:B41,37").unwrap();
+        assert_eq!(g.result(), GameResult::Win(Color::Black));
+        let g: Game<International> = Game::default();
+        assert_eq!(g.result(), GameResult::Ongoing);
+    }
+
+    #[test]
+    fn undo_restores_the_previous_state() {
+        let mut g: Game<International> = Game::default();
+        let before = *g.position();
+        g.play_text("32-28").unwrap();
+        assert_ne!(*g.position(), before);
+        assert_eq!(crate::core::notation::hub(&g.undo().unwrap()), "32-28");
+        assert_eq!(*g.position(), before);
+        assert!(g.undo().is_none());
+    }
+}

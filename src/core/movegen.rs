@@ -1,0 +1,477 @@
+//! Legal move generation over bitboards, generic over the [`Variant`].
+//!
+//! Quiet men moves are generated set-wise by shifts; flying kings use the precomputed rays of the
+//! variant. Captures are found by a depth-first search in which captured pieces stay on the board
+//! as blockers until the move ends, so that no piece is jumped twice; the majority rule and the
+//! merging of paths with the same from, to and captured set are applied as sequences complete.
+
+use crate::core::bitboard::Bitboard;
+use crate::core::moves::{Move, MoveFlags, MoveList};
+use crate::core::position::Position;
+use crate::core::variant::{CaptureRule, Color, Variant};
+
+const UP_LEFT: usize = 0;
+const UP_RIGHT: usize = 1;
+const DOWN_LEFT: usize = 2;
+const DOWN_RIGHT: usize = 3;
+
+/// One diagonal step of every square of `b` in direction `d`.
+#[inline(always)]
+pub(crate) fn step<V: Variant>(b: u64, d: usize) -> u64 {
+    match d {
+        UP_LEFT => b >> (V::HALF + 1),
+        UP_RIGHT => b >> V::HALF,
+        DOWN_LEFT => b << V::HALF,
+        _ => b << (V::HALF + 1),
+    }
+}
+
+/// The square of `set` nearest along direction `d` (on a ray from some origin).
+#[inline(always)]
+fn nearest(set: u64, d: usize) -> u32 {
+    if d <= UP_RIGHT {
+        63 - set.leading_zeros()
+    } else {
+        set.trailing_zeros()
+    }
+}
+
+/// The direction opposite to `d`.
+#[inline(always)]
+const fn opposite(d: usize) -> usize {
+    3 - d
+}
+
+/// The forward directions of a man of `color`.
+#[inline(always)]
+const fn forward(color: Color) -> [usize; 2] {
+    match color {
+        Color::White => [UP_LEFT, UP_RIGHT],
+        Color::Black => [DOWN_LEFT, DOWN_RIGHT],
+    }
+}
+
+/// The squares a king on `from` reaches in direction `d` before the first piece of `occ`.
+#[inline(always)]
+fn king_reach<V: Variant>(from: u32, d: usize, occ: u64) -> u64 {
+    let ray = V::RAYS[d][from as usize];
+    if !V::FLYING_KINGS {
+        return step::<V>(1u64 << from, d) & ray & !occ;
+    }
+    let blockers = ray & occ;
+    if blockers == 0 {
+        ray
+    } else {
+        let b = nearest(blockers, d);
+        ray & !(V::RAYS[d][b as usize] | 1u64 << b)
+    }
+}
+
+/// Receives complete capture sequences from the capture search.
+pub(crate) trait CaptureSink<V: Variant> {
+    /// Whether the search must keep the landing squares of the path.
+    const PATHS: bool;
+    /// A complete sequence: `path` holds its landing squares (bits) when `PATHS` is set.
+    fn found(&mut self, from: u32, to: u32, captured: u64, flags: MoveFlags, path: &[u8]);
+}
+
+/// The sink that fills a move list, applying the majority rule and merging equal moves.
+struct ListSink<'a, V: Variant> {
+    list: &'a mut MoveList<V>,
+    best: u32,
+}
+
+impl<V: Variant> CaptureSink<V> for ListSink<'_, V> {
+    const PATHS: bool = false;
+
+    #[inline(always)]
+    fn found(&mut self, from: u32, to: u32, captured: u64, flags: MoveFlags, _path: &[u8]) {
+        if V::CAPTURE_RULE == CaptureRule::Majority {
+            let n = captured.count_ones();
+            if n < self.best {
+                return;
+            }
+            if n > self.best {
+                self.best = n;
+                self.list.clear();
+            }
+        }
+        let (f, t) = (from as u8, to as u8);
+        if self
+            .list
+            .iter()
+            .any(|m| m.captured.0 == captured && m.to == t && m.from == f)
+        {
+            return;
+        }
+        self.list.push(Move::new(from, to, Bitboard(captured), flags));
+    }
+}
+
+/// State of the capture search for one moving piece.
+pub(crate) struct CaptureSearch<'a, V: Variant, S: CaptureSink<V>> {
+    from: u32,
+    opp: u64,
+    empty: u64,
+    sink: &'a mut S,
+    path: [u8; 64],
+    len: usize,
+    _v: std::marker::PhantomData<V>,
+}
+
+impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
+    /// Prepares a search for the pieces of the side to move in `pos`.
+    #[inline(always)]
+    pub(crate) fn new(pos: &Position<V>, sink: &'a mut S) -> Self {
+        CaptureSearch {
+            from: 0,
+            opp: pos.pieces(pos.side().opponent()).0,
+            empty: pos.empty().0,
+            sink,
+            path: [0; 64],
+            len: 0,
+            _v: std::marker::PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, b: u32) {
+        if S::PATHS && self.len < self.path.len() {
+            self.path[self.len] = b as u8;
+            self.len += 1;
+        }
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) {
+        if S::PATHS {
+            self.len -= 1;
+        }
+    }
+
+    /// Searches every capture of the man on `from` (moving for `color`).
+    #[inline(always)]
+    pub(crate) fn man_from(&mut self, from: u32, color: Color) {
+        self.from = from;
+        self.empty |= 1u64 << from;
+        self.man(from, 0, color);
+        self.empty &= !(1u64 << from);
+    }
+
+    /// Searches every capture of the king on `from`.
+    #[inline(always)]
+    pub(crate) fn king_from(&mut self, from: u32) {
+        self.from = from;
+        self.empty |= 1u64 << from;
+        self.king(from, 0, 4, false);
+        self.empty &= !(1u64 << from);
+    }
+
+    fn man(&mut self, cur: u32, captured: u64, color: Color) {
+        let curb = 1u64 << cur;
+        let mut any = false;
+        let dirs: &[usize] = if V::MEN_CAPTURE_BACKWARD {
+            &[UP_LEFT, UP_RIGHT, DOWN_LEFT, DOWN_RIGHT]
+        } else {
+            match color {
+                Color::White => &[UP_LEFT, UP_RIGHT],
+                Color::Black => &[DOWN_LEFT, DOWN_RIGHT],
+            }
+        };
+        for &d in dirs {
+            let over = step::<V>(curb, d) & self.opp & !captured;
+            if over == 0 {
+                continue;
+            }
+            let land = step::<V>(over, d) & self.empty;
+            if land == 0 {
+                continue;
+            }
+            any = true;
+            let lb = land.trailing_zeros();
+            self.push(lb);
+            if V::PROMOTE_MID_CAPTURE && land & V::promotion_row(color).0 != 0 {
+                self.king(lb, captured | over, d, true);
+            } else {
+                self.man(lb, captured | over, color);
+            }
+            self.pop();
+        }
+        if !any && captured != 0 {
+            let flags = if curb & V::promotion_row(color).0 != 0 {
+                MoveFlags::PROMOTION
+            } else {
+                MoveFlags::empty()
+            };
+            let path = &self.path[..self.len];
+            self.sink.found(self.from, cur, captured, flags, path);
+        }
+    }
+
+    /// `prev` is the direction of the jump that led here (4 at the start); `promoted` marks a man
+    /// crowned during this capture.
+    fn king(&mut self, cur: u32, captured: u64, prev: usize, promoted: bool) {
+        let mut any = false;
+        for d in 0..4 {
+            if prev < 4 && d == opposite(prev) {
+                continue;
+            }
+            let ray = V::RAYS[d][cur as usize];
+            let blockers = ray & !self.empty;
+            if blockers == 0 {
+                continue;
+            }
+            let b = nearest(blockers, d);
+            let bb = 1u64 << b;
+            if !V::FLYING_KINGS && bb != step::<V>(1u64 << cur, d) {
+                continue;
+            }
+            if bb & self.opp & !captured == 0 {
+                continue;
+            }
+            let lands = if V::FLYING_KINGS {
+                king_reach::<V>(b, d, !self.empty)
+            } else {
+                step::<V>(bb, d) & self.empty
+            };
+            if lands == 0 {
+                continue;
+            }
+            any = true;
+            // A capture may not stop on a landing square while another landing square of the
+            // same jump lets it go on: keep only the landings that continue, if there are any.
+            let mut l = lands;
+            if V::FLYING_KINGS && lands & (lands - 1) != 0 {
+                let mut cont = 0;
+                let mut t = lands;
+                while t != 0 {
+                    let lb = t.trailing_zeros();
+                    t &= t - 1;
+                    if self.king_can_continue(lb, captured | bb, d) {
+                        cont |= 1u64 << lb;
+                    }
+                }
+                if cont != 0 {
+                    l = cont;
+                }
+            }
+            while l != 0 {
+                let lb = l.trailing_zeros();
+                l &= l - 1;
+                self.push(lb);
+                self.king(lb, captured | bb, d, promoted);
+                self.pop();
+            }
+        }
+        if !any && captured != 0 {
+            let flags = if promoted { MoveFlags::PROMOTION } else { MoveFlags::KING };
+            let path = &self.path[..self.len];
+            self.sink.found(self.from, cur, captured, flags, path);
+        }
+    }
+}
+
+impl<V: Variant, S: CaptureSink<V>> CaptureSearch<'_, V, S> {
+    /// Whether a king on `cur` that arrived by a jump in direction `prev` can capture again.
+    #[inline(always)]
+    fn king_can_continue(&self, cur: u32, captured: u64, prev: usize) -> bool {
+        for d in 0..4 {
+            if d == opposite(prev) {
+                continue;
+            }
+            let blockers = V::RAYS[d][cur as usize] & !self.empty;
+            if blockers == 0 {
+                continue;
+            }
+            let b = nearest(blockers, d);
+            if (1u64 << b) & self.opp & !captured != 0 && step::<V>(1u64 << b, d) & self.empty != 0 {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Runs the capture search for every piece of the side to move that can capture.
+pub(crate) fn search_captures<V: Variant, S: CaptureSink<V>>(pos: &Position<V>, sink: &mut S) {
+    let us = pos.side();
+    let men = capturing_men(pos);
+    let kings = pos.kings(us).0;
+    let mut cs = CaptureSearch::new(pos, sink);
+    let mut m = men;
+    while m != 0 {
+        let b = m.trailing_zeros();
+        m &= m - 1;
+        cs.man_from(b, us);
+    }
+    let mut k = kings;
+    while k != 0 {
+        let b = k.trailing_zeros();
+        k &= k - 1;
+        cs.king_from(b);
+    }
+}
+
+/// The men of the side to move that have a capture.
+#[inline(always)]
+fn capturing_men<V: Variant>(pos: &Position<V>) -> u64 {
+    let us = pos.side();
+    let men = pos.men(us).0;
+    let opp = pos.pieces(us.opponent()).0;
+    let empty = pos.empty().0;
+    let mut can = 0;
+    let dirs: &[usize] = if V::MEN_CAPTURE_BACKWARD {
+        &[UP_LEFT, UP_RIGHT, DOWN_LEFT, DOWN_RIGHT]
+    } else {
+        match us {
+            Color::White => &[UP_LEFT, UP_RIGHT],
+            Color::Black => &[DOWN_LEFT, DOWN_RIGHT],
+        }
+    };
+    for &d in dirs {
+        let od = opposite(d);
+        // men whose neighbour in d is an enemy and whose square beyond is empty
+        let targets = step::<V>(step::<V>(empty, od) & opp, od);
+        can |= targets & men;
+    }
+    can
+}
+
+/// Whether the side to move has a capture (and so must capture).
+#[inline]
+pub fn has_capture<V: Variant>(pos: &Position<V>) -> bool {
+    if capturing_men(pos) != 0 {
+        return true;
+    }
+    let us = pos.side();
+    let kings = pos.kings(us).0;
+    if kings == 0 {
+        return false;
+    }
+    let opp = pos.pieces(us.opponent()).0;
+    let empty = pos.empty().0;
+    for d in 0..4 {
+        let mut f = kings;
+        if V::FLYING_KINGS {
+            loop {
+                let n = step::<V>(f, d) & empty & !f;
+                if n == 0 {
+                    break;
+                }
+                f |= n;
+            }
+        }
+        if step::<V>(step::<V>(f, d) & opp, d) & empty != 0 {
+            return true;
+        }
+    }
+    false
+}
+
+/// Appends the captures of the side to move (majority rule applied, equal moves merged).
+pub fn generate_captures<V: Variant>(pos: &Position<V>, list: &mut MoveList<V>) {
+    let mut sink = ListSink { list, best: 0 };
+    search_captures(pos, &mut sink);
+}
+
+/// Appends the non-capturing moves of the side to move (legal only when it has no capture).
+pub fn generate_quiet<V: Variant>(pos: &Position<V>, list: &mut MoveList<V>) {
+    let us = pos.side();
+    let empty = pos.empty().0;
+    let occ = pos.occupied().0;
+    let men = pos.men(us).0;
+    let promo = V::promotion_row(us).0;
+    for d in forward(us) {
+        let mut t = step::<V>(men, d) & empty;
+        let od = opposite(d);
+        while t != 0 {
+            let to = t.trailing_zeros();
+            t &= t - 1;
+            let from = step::<V>(1u64 << to, od).trailing_zeros();
+            let flags = if promo >> to & 1 != 0 {
+                MoveFlags::PROMOTION
+            } else {
+                MoveFlags::empty()
+            };
+            list.push(Move::new(from, to, Bitboard::EMPTY, flags));
+        }
+    }
+    let mut k = pos.kings(us).0;
+    while k != 0 {
+        let from = k.trailing_zeros();
+        k &= k - 1;
+        for d in 0..4 {
+            let mut t = king_reach::<V>(from, d, occ);
+            while t != 0 {
+                let to = t.trailing_zeros();
+                t &= t - 1;
+                list.push(Move::new(from, to, Bitboard::EMPTY, MoveFlags::KING));
+            }
+        }
+    }
+}
+
+/// Fills `list` with every legal move of the side to move.
+#[inline]
+pub fn generate<V: Variant>(pos: &Position<V>, list: &mut MoveList<V>) {
+    list.clear();
+    if has_capture(pos) {
+        generate_captures(pos, list);
+    } else {
+        generate_quiet(pos, list);
+    }
+}
+
+/// Every legal move, in a new list.
+pub fn legal_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
+    let mut l = MoveList::new();
+    generate(pos, &mut l);
+    l
+}
+
+/// The number of legal moves, counted without building quiet moves.
+#[inline]
+pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
+    if has_capture(pos) {
+        let mut l = MoveList::new();
+        generate_captures(pos, &mut l);
+        return l.len() as u64;
+    }
+    let us = pos.side();
+    let empty = pos.empty().0;
+    let men = pos.men(us).0;
+    let [d0, d1] = forward(us);
+    let mut n = (step::<V>(men, d0) & empty).count_ones() + (step::<V>(men, d1) & empty).count_ones();
+    let kings = pos.kings(us).0;
+    if kings != 0 {
+        for d in 0..4 {
+            let mut f = kings;
+            loop {
+                f = step::<V>(f, d) & empty;
+                if f == 0 {
+                    break;
+                }
+                n += f.count_ones();
+                if !V::FLYING_KINGS {
+                    break;
+                }
+            }
+        }
+    }
+    n as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::variant::{International, Russian};
+
+    #[test]
+    fn start_position_has_nine_moves() {
+        let p = Position::<International>::start();
+        assert_eq!(legal_moves(&p).len(), 9);
+        assert_eq!(count(&p), 9);
+        let r = Position::<Russian>::start();
+        assert_eq!(count(&r), 7);
+    }
+}

@@ -1,0 +1,374 @@
+//! Variants as compile-time rule switches.
+//!
+//! A [`Variant`] is a zero-sized type whose associated constants describe the board geometry and the
+//! rules of one game. Move generation is generic over it, so every rule switch is resolved when the
+//! generator is monomorphised and the inner loops carry no runtime rule checks.
+
+use std::fmt;
+use std::hash::Hash;
+use std::str::FromStr;
+
+use crate::core::bitboard::Bitboard;
+use crate::core::square::Square;
+
+/// One of the two players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Color {
+    /// The side that starts on the high-numbered squares (31-50 in international draughts).
+    White = 0,
+    /// The side that starts on the low-numbered squares (1-20 in international draughts).
+    Black = 1,
+}
+
+impl Color {
+    /// The other player.
+    #[inline]
+    pub const fn opponent(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+
+    /// 0 for white, 1 for black, for indexing tables.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// `W` or `B`.
+    pub const fn letter(self) -> char {
+        match self {
+            Color::White => 'W',
+            Color::Black => 'B',
+        }
+    }
+}
+
+/// How a player must choose among the available captures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureRule {
+    /// Any complete capture sequence may be played (russian).
+    Free,
+    /// A sequence taking the most pieces must be played; men and kings count the same.
+    Majority,
+}
+
+/// Which family of draw rules applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawRules {
+    /// FMJD 10x10: threefold repetition, 25-move, 16-move and 5-move rules.
+    Fmjd100,
+    /// FMJD-64 (russian, brazilian): threefold repetition, 15 king moves, 3 kings against 1, 5-move rule.
+    Fmjd64,
+}
+
+/// The variants the engine plays, as a runtime value (for command lines and protocols).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VariantKind {
+    /// International draughts, 10x10 (FMJD).
+    International,
+    /// Brazilian draughts: international rules on 8x8.
+    Brazilian,
+    /// Russian draughts (shashki): free capture, promotion mid-capture.
+    Russian,
+}
+
+impl VariantKind {
+    /// Every supported variant.
+    pub const ALL: [VariantKind; 3] = [
+        VariantKind::International,
+        VariantKind::Brazilian,
+        VariantKind::Russian,
+    ];
+
+    /// The canonical lower-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            VariantKind::International => "international",
+            VariantKind::Brazilian => "brazilian",
+            VariantKind::Russian => "russian",
+        }
+    }
+}
+
+impl fmt::Display for VariantKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A variant name that is not known.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown variant '{0}' (expected one of: international, normal, standard, brazilian, russian)")]
+pub struct UnknownVariant(pub String);
+
+impl FromStr for VariantKind {
+    type Err = UnknownVariant;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "international" | "normal" | "standard" | "intl" | "fmjd" => Ok(VariantKind::International),
+            "brazilian" | "brazil" => Ok(VariantKind::Brazilian),
+            "russian" | "shashki" => Ok(VariantKind::Russian),
+            _ => Err(UnknownVariant(s.to_string())),
+        }
+    }
+}
+
+/// Calls a generic function with the variant type that matches a runtime [`VariantKind`].
+///
+/// `with_variant!(kind, V => expr)` evaluates `expr` with `V` bound to the variant's type.
+#[macro_export]
+macro_rules! with_variant {
+    ($kind:expr, $v:ident => $body:expr) => {
+        match $kind {
+            $crate::core::variant::VariantKind::International => {
+                type $v = $crate::core::variant::International;
+                $body
+            }
+            $crate::core::variant::VariantKind::Brazilian => {
+                type $v = $crate::core::variant::Brazilian;
+                $body
+            }
+            $crate::core::variant::VariantKind::Russian => {
+                type $v = $crate::core::variant::Russian;
+                $body
+            }
+        }
+    };
+}
+
+/// The rule switches and geometry of one game.
+///
+/// The board is stored in a padded ("ghost square") layout: every pair of rows takes `2*HALF+1` bits,
+/// the last of which is a ghost. A diagonal step is then a shift by `HALF` or `HALF+1` bits and never
+/// wraps round an edge.
+pub trait Variant:
+    Copy + Clone + Default + PartialEq + Eq + Hash + fmt::Debug + Send + Sync + 'static
+{
+    /// The runtime tag of this variant.
+    const KIND: VariantKind;
+    /// Playable squares per row (5 on 10x10, 4 on 8x8).
+    const HALF: u32;
+    /// Rows of the board (10 or 8).
+    const ROWS: u32;
+    /// Rows of men each side starts with.
+    const START_ROWS: u32;
+    /// Whether men capture backward.
+    const MEN_CAPTURE_BACKWARD: bool;
+    /// Whether kings move and capture at a distance.
+    const FLYING_KINGS: bool;
+    /// How the player chooses among captures.
+    const CAPTURE_RULE: CaptureRule;
+    /// Whether a man reaching the far row in the middle of a capture is crowned at once and goes on
+    /// capturing as a king (russian); otherwise it stays a man until its move ends there.
+    const PROMOTE_MID_CAPTURE: bool;
+    /// The side that moves first.
+    const FIRST: Color;
+    /// PDN GameType number.
+    const GAME_TYPE: u32;
+    /// The draw rules.
+    const DRAW_RULES: DrawRules;
+    /// Whether squares may also be written algebraically (a1..h8) in FEN and moves.
+    const ALGEBRAIC: bool;
+
+    /// Number of playable squares.
+    const SQUARES: u32 = Self::HALF * Self::ROWS;
+    /// Bits of one pair of rows including the ghost bit.
+    const STRIDE: u32 = 2 * Self::HALF + 1;
+    /// Every playable square.
+    const ALL: Bitboard = Bitboard(geometry::all_mask(Self::HALF, Self::ROWS));
+    /// The row where white men are crowned (squares 1..HALF).
+    const WHITE_PROMOTION: Bitboard = Bitboard(geometry::row_mask(Self::HALF, 0));
+    /// The row where black men are crowned.
+    const BLACK_PROMOTION: Bitboard = Bitboard(geometry::row_mask(Self::HALF, Self::ROWS - 1));
+    /// Squares holding white men at the start.
+    const WHITE_START: Bitboard =
+        Bitboard(geometry::rows_mask(Self::HALF, Self::ROWS - Self::START_ROWS, Self::ROWS));
+    /// Squares holding black men at the start.
+    const BLACK_START: Bitboard = Bitboard(geometry::rows_mask(Self::HALF, 0, Self::START_ROWS));
+    /// Square index (0-based) to bit, 0xFF past the last square.
+    const SQUARE_TO_BIT: [u8; 64] = geometry::square_to_bit(Self::HALF, Self::ROWS);
+    /// Bit to square index (0-based), 0xFF for ghosts.
+    const BIT_TO_SQUARE: [u8; 64] = geometry::bit_to_square(Self::HALF, Self::ROWS);
+    /// Precomputed rays: `RAYS[dir][bit]` is every square reachable from `bit` in direction `dir`
+    /// on an empty board (directions: 0 = up-left, 1 = up-right, 2 = down-left, 3 = down-right).
+    const RAYS: [[u64; 64]; 4] = geometry::rays(Self::HALF, Self::ROWS);
+
+    /// The far row for a man of `color`.
+    #[inline(always)]
+    fn promotion_row(color: Color) -> Bitboard {
+        match color {
+            Color::White => Self::WHITE_PROMOTION,
+            Color::Black => Self::BLACK_PROMOTION,
+        }
+    }
+
+    /// The bit of a square.
+    #[inline(always)]
+    fn bit(square: Square) -> u32 {
+        Self::SQUARE_TO_BIT[square.index()] as u32
+    }
+
+    /// The square of a bit (which must be a playable square).
+    #[inline(always)]
+    fn square(bit: u32) -> Square {
+        Square::from_index(Self::BIT_TO_SQUARE[bit as usize])
+    }
+}
+
+/// International draughts (FMJD), 10x10.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct International;
+
+impl Variant for International {
+    const KIND: VariantKind = VariantKind::International;
+    const HALF: u32 = 5;
+    const ROWS: u32 = 10;
+    const START_ROWS: u32 = 4;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const CAPTURE_RULE: CaptureRule = CaptureRule::Majority;
+    const PROMOTE_MID_CAPTURE: bool = false;
+    const FIRST: Color = Color::White;
+    const GAME_TYPE: u32 = 20;
+    const DRAW_RULES: DrawRules = DrawRules::Fmjd100;
+    const ALGEBRAIC: bool = false;
+}
+
+/// Brazilian draughts: international rules on an 8x8 board.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Brazilian;
+
+impl Variant for Brazilian {
+    const KIND: VariantKind = VariantKind::Brazilian;
+    const HALF: u32 = 4;
+    const ROWS: u32 = 8;
+    const START_ROWS: u32 = 3;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const CAPTURE_RULE: CaptureRule = CaptureRule::Majority;
+    const PROMOTE_MID_CAPTURE: bool = false;
+    const FIRST: Color = Color::White;
+    const GAME_TYPE: u32 = 26;
+    const DRAW_RULES: DrawRules = DrawRules::Fmjd64;
+    const ALGEBRAIC: bool = true;
+}
+
+/// Russian draughts (shashki), 8x8.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Russian;
+
+impl Variant for Russian {
+    const KIND: VariantKind = VariantKind::Russian;
+    const HALF: u32 = 4;
+    const ROWS: u32 = 8;
+    const START_ROWS: u32 = 3;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const CAPTURE_RULE: CaptureRule = CaptureRule::Free;
+    const PROMOTE_MID_CAPTURE: bool = true;
+    const FIRST: Color = Color::White;
+    const GAME_TYPE: u32 = 25;
+    const DRAW_RULES: DrawRules = DrawRules::Fmjd64;
+    const ALGEBRAIC: bool = true;
+}
+
+/// Compile-time construction of the padded board layout's masks and rays.
+pub mod geometry {
+    /// Bit of the 0-based square index `i`.
+    pub const fn bit_of(half: u32, i: u32) -> u32 {
+        i + i / (2 * half)
+    }
+
+    /// Row (0 = top) and column (0-based, over all columns) of square index `i`.
+    pub const fn row_col(half: u32, i: u32) -> (i32, i32) {
+        let row = i / half;
+        let pos = i % half;
+        let col = if row % 2 == 0 { 2 * pos + 1 } else { 2 * pos };
+        (row as i32, col as i32)
+    }
+
+    /// Square index at (row, col), if that is a playable square.
+    pub const fn at(half: u32, rows: u32, row: i32, col: i32) -> Option<u32> {
+        if row < 0 || col < 0 || row >= rows as i32 || col >= 2 * half as i32 {
+            return None;
+        }
+        let dark = if row % 2 == 0 { col % 2 == 1 } else { col % 2 == 0 };
+        if !dark {
+            return None;
+        }
+        Some(row as u32 * half + col as u32 / 2)
+    }
+
+    /// Every playable square's bit.
+    pub const fn all_mask(half: u32, rows: u32) -> u64 {
+        rows_mask(half, 0, rows)
+    }
+
+    /// The squares of one row.
+    pub const fn row_mask(half: u32, row: u32) -> u64 {
+        rows_mask(half, row, row + 1)
+    }
+
+    /// The squares of rows `from..to`.
+    pub const fn rows_mask(half: u32, from: u32, to: u32) -> u64 {
+        let mut m = 0u64;
+        let mut i = from * half;
+        while i < to * half {
+            m |= 1u64 << bit_of(half, i);
+            i += 1;
+        }
+        m
+    }
+
+    /// Square index to bit table.
+    pub const fn square_to_bit(half: u32, rows: u32) -> [u8; 64] {
+        let mut t = [0xFFu8; 64];
+        let mut i = 0;
+        while i < half * rows {
+            t[i as usize] = bit_of(half, i) as u8;
+            i += 1;
+        }
+        t
+    }
+
+    /// Bit to square index table.
+    pub const fn bit_to_square(half: u32, rows: u32) -> [u8; 64] {
+        let mut t = [0xFFu8; 64];
+        let mut i = 0;
+        while i < half * rows {
+            t[bit_of(half, i) as usize] = i as u8;
+            i += 1;
+        }
+        t
+    }
+
+    /// Direction deltas in (row, col): up-left, up-right, down-left, down-right.
+    pub const DELTAS: [(i32, i32); 4] = [(-1, -1), (-1, 1), (1, -1), (1, 1)];
+
+    /// Rays from every square in every direction.
+    pub const fn rays(half: u32, rows: u32) -> [[u64; 64]; 4] {
+        let mut t = [[0u64; 64]; 4];
+        let mut d = 0;
+        while d < 4 {
+            let mut i = 0;
+            while i < half * rows {
+                let (r, c) = row_col(half, i);
+                let mut m = 0u64;
+                let mut k = 1;
+                loop {
+                    match at(half, rows, r + k * DELTAS[d].0, c + k * DELTAS[d].1) {
+                        Some(j) => m |= 1u64 << bit_of(half, j),
+                        None => break,
+                    }
+                    k += 1;
+                }
+                t[d][bit_of(half, i) as usize] = m;
+                i += 1;
+            }
+            d += 1;
+        }
+        t
+    }
+}

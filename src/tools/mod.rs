@@ -1,0 +1,3 @@
+//! Tools built on the core: perft.
+
+pub mod perft;
