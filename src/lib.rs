@@ -2,9 +2,13 @@
 //!
 //! Layers, each depending only on those below it:
 //! - [`core`]: board, moves, rules, notation and formats (no I/O, no global mutable state);
-//! - [`tools`]: perft and other utilities built on the core.
+//! - [`engine`]: evaluation, search, transposition table, time and levels;
+//! - [`protocol`]: Hub and DXP, on top of the engine API;
+//! - [`tools`]: perft, bench and other utilities built on the engine.
 
 #![warn(missing_docs)]
 
 pub mod core;
+pub mod engine;
+pub mod protocol;
 pub mod tools;

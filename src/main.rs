@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use damast::core::variant::VariantKind;
-use damast::core::{fen, movegen, notation, Position, Variant};
-use damast::tools::perft;
+use damast::core::{fen, movegen, notation, pdn, Game, Position, Variant};
+use damast::engine::time::Limits;
+use damast::engine::{Engine, Options};
+use damast::tools::{analyze, bench, perft};
 use damast::with_variant;
 
 #[derive(Parser)]
@@ -37,6 +39,44 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// Analyse a position (one line per iteration, then `bestmove=`), or a whole PDN game.
+    Analyze {
+        /// Variant: international (alias normal, standard), brazilian, russian.
+        #[arg(long, default_value = "international")]
+        variant: VariantKind,
+        /// The position as a PDN FEN (default: the variant's initial position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Moves played from that position, separated by blanks (any notation).
+        #[arg(long)]
+        moves: Option<String>,
+        /// A PDN file: analyse every move of its first game.
+        #[arg(long)]
+        pdn: Option<std::path::PathBuf>,
+        /// Search depth.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Seconds per position.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Nodes per position.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 64)]
+        tt_size: usize,
+    },
+    /// Search the built-in bench positions with one thread; prints `nodes=TOTAL nps=...` last.
+    Bench {
+        /// Search depth.
+        #[arg(long, default_value_t = damast::tools::bench::DEFAULT_DEPTH)]
+        depth: u32,
+    },
+    /// Speak the Hub protocol on standard input and output.
+    Hub,
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
         /// Variant: international (alias normal, standard), brazilian, russian.
@@ -84,6 +124,75 @@ fn run_moves<V: Variant>(fen_text: &Option<String>) -> Result<(), String> {
     Ok(())
 }
 
+/// Search limits from the command line (default: 1 second when nothing is given).
+fn limits(depth: Option<u32>, time: Option<f64>, nodes: Option<u64>) -> Result<Limits, String> {
+    if time.is_some_and(|t| !(t > 0.0 && t.is_finite())) {
+        return Err("--time must be a positive number of seconds".into());
+    }
+    let mut l = Limits {
+        depth,
+        move_time: time,
+        nodes,
+        ..Limits::default()
+    };
+    if depth.is_none() && time.is_none() && nodes.is_none() {
+        l.move_time = Some(1.0);
+    }
+    Ok(l)
+}
+
+struct AnalyzeArgs {
+    fen: Option<String>,
+    moves: Option<String>,
+    pdn: Option<std::path::PathBuf>,
+    limits: Limits,
+    threads: usize,
+    tt_size: usize,
+}
+
+fn run_analyze<V: Variant>(a: AnalyzeArgs) -> Result<(), String> {
+    let mut engine = Engine::new(Options {
+        threads: a.threads.max(1),
+        tt_mib: a.tt_size.max(1),
+        ..Options::default()
+    });
+    let mut out = std::io::stdout().lock();
+    if let Some(path) = &a.pdn {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let games = pdn::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let first = games.first().ok_or_else(|| format!("{}: no game in file", path.display()))?;
+        let game: Game<V> = first.to_game().map_err(|e| format!("{}: {e}", path.display()))?;
+        let reports = analyze::game(&mut engine, &game, &a.limits);
+        let _ = write!(out, "{}", analyze::report_text(&game, &reports));
+        let _ = writeln!(out);
+        let _ = write!(out, "{}", analyze::report_pdn(&game, &first.tags, &reports));
+        return Ok(());
+    }
+    let start = position::<V>(&a.fen)?;
+    let mut game = Game::new(start);
+    if let Some(ms) = &a.moves {
+        for m in ms.split_whitespace() {
+            game.play_text(m).map_err(|e| e.to_string())?;
+        }
+    }
+    analyze::position(&mut engine, &game, &a.limits, &mut |line| {
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    });
+    Ok(())
+}
+
+fn run_bench(depth: u32) -> Result<(), String> {
+    let r = bench::run(depth.clamp(1, 40));
+    let mut out = std::io::stdout().lock();
+    for (i, n) in r.per_position.iter().enumerate() {
+        let _ = writeln!(out, "position={} nodes={}", i + 1, n);
+    }
+    let _ = writeln!(out, "time={:.3}", r.seconds);
+    let _ = writeln!(out, "nodes={} nps={:.0}", r.nodes, r.nps());
+    Ok(())
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -98,6 +207,29 @@ fn main() -> ExitCode {
             threads,
         } => with_variant!(variant, V => run_perft::<V>(&fen, depth, divide, threads)),
         Command::Moves { variant, fen } => with_variant!(variant, V => run_moves::<V>(&fen)),
+        Command::Analyze {
+            variant,
+            fen,
+            moves,
+            pdn,
+            depth,
+            time,
+            nodes,
+            threads,
+            tt_size,
+        } => limits(depth, time, nodes).and_then(|limits| {
+            let a = AnalyzeArgs {
+                fen,
+                moves,
+                pdn,
+                limits,
+                threads,
+                tt_size,
+            };
+            with_variant!(variant, V => run_analyze::<V>(a))
+        }),
+        Command::Bench { depth } => run_bench(depth),
+        Command::Hub => return damast::protocol::hub::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,7 @@ pub mod game;
 pub mod movegen;
 pub mod moves;
 pub mod notation;
+pub mod pdn;
 pub mod position;
 pub mod square;
 pub mod variant;

@@ -195,6 +195,11 @@ pub trait Variant:
     /// on an empty board (directions: 0 = up-left, 1 = up-right, 2 = down-left, 3 = down-right).
     const RAYS: [[u64; 64]; 4] = geometry::rays(Self::HALF, Self::ROWS);
 
+    /// Row (0 = top, seen from White) of every bit of the layout.
+    const ROW_OF: [u8; 64] = geometry::coord_of(Self::HALF, Self::ROWS, true);
+    /// Column (0 = left, seen from White) of every bit of the layout.
+    const COL_OF: [u8; 64] = geometry::coord_of(Self::HALF, Self::ROWS, false);
+
     /// The far row for a man of `color`.
     #[inline(always)]
     fn promotion_row(color: Color) -> Bitboard {
@@ -339,6 +344,18 @@ pub mod geometry {
         let mut i = 0;
         while i < half * rows {
             t[bit_of(half, i) as usize] = i as u8;
+            i += 1;
+        }
+        t
+    }
+
+    /// Row or column of every bit (0 for ghosts).
+    pub const fn coord_of(half: u32, rows: u32, row: bool) -> [u8; 64] {
+        let mut t = [0u8; 64];
+        let mut i = 0;
+        while i < half * rows {
+            let (r, c) = row_col(half, i);
+            t[bit_of(half, i) as usize] = if row { r as u8 } else { c as u8 };
             i += 1;
         }
         t

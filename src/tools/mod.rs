@@ -1,3 +1,5 @@
-//! Tools built on the core: perft.
+//! Tools built on the engine: analysis, bench and perft.
 
+pub mod analyze;
+pub mod bench;
 pub mod perft;

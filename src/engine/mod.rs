@@ -1,0 +1,431 @@
+//! The engine: one API that the protocols and the command line call. Set up a game, give limits,
+//! search with a progress callback, stop or ponder through a [`SearchHandle`].
+//!
+//! The search itself knows nothing of protocols.
+
+pub mod eval;
+pub mod levels;
+pub mod search;
+pub mod time;
+pub mod tt;
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::core::game::Game;
+use crate::core::movegen;
+use crate::core::moves::Move;
+use crate::core::variant::Variant;
+use eval::Weights;
+use levels::Level;
+use search::{Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
+use time::{Clock, Limits};
+use tt::Tt;
+
+/// What a search is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Find a move to play (a single legal move is answered at once).
+    Think,
+    /// Search the position after the expected opponent move until ponder-hit or stop.
+    Ponder,
+    /// Analyse: no shortcuts, full strength.
+    Analyze,
+}
+
+/// Engine settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Search threads.
+    pub threads: usize,
+    /// Transposition table size in MiB.
+    pub tt_mib: usize,
+    /// Playing level.
+    pub level: Level,
+    /// Seed of the random choices of the weaker levels.
+    pub seed: u64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threads: 1,
+            tt_mib: 64,
+            level: Level::EXPERT,
+            seed: 0x5EED_DA3A_57,
+        }
+    }
+}
+
+/// Progress of a search, reported after every iteration.
+#[derive(Clone, Debug)]
+pub struct Info<V: Variant> {
+    /// Iteration depth.
+    pub depth: u32,
+    /// Average depth of the leaves searched in the iteration.
+    pub mean_depth: f64,
+    /// Score in hundredths of a man for the side to move; beyond ±9000 a won or lost game.
+    pub score: i32,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+    /// Seconds since the search began.
+    pub time: f64,
+    /// The principal variation.
+    pub pv: Vec<Move<V>>,
+}
+
+impl<V: Variant> Info<V> {
+    /// Nodes per second.
+    pub fn nps(&self) -> f64 {
+        if self.time > 0.0 {
+            self.nodes as f64 / self.time
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The answer of a search.
+#[derive(Clone, Debug)]
+pub struct Outcome<V: Variant> {
+    /// The move to play (`None` when there is no legal move).
+    pub best: Option<Move<V>>,
+    /// The expected reply.
+    pub ponder: Option<Move<V>>,
+    /// Score of the best line, for the side to move.
+    pub score: i32,
+    /// Deepest completed iteration.
+    pub depth: u32,
+    /// Nodes searched.
+    pub nodes: u64,
+    /// Seconds used.
+    pub time: f64,
+    /// The principal variation.
+    pub pv: Vec<Move<V>>,
+}
+
+/// Controls a running search from another thread: stop it, or tell it the ponder move was played.
+#[derive(Clone, Debug, Default)]
+pub struct SearchHandle {
+    stop: Arc<AtomicBool>,
+    ponder_hit: Arc<AtomicBool>,
+}
+
+impl SearchHandle {
+    /// A fresh handle for one search.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks the search to stop as soon as possible and answer its best move.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The opponent played the expected move: the ponder search becomes a normal timed search.
+    pub fn ponder_hit(&self) {
+        self.ponder_hit.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether stop was asked.
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// The engine: options and the transposition table that survives between searches of a game.
+pub struct Engine {
+    options: Options,
+    tt: Tt,
+    rng: u64,
+    weights: Weights,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Self::new(Options::default())
+    }
+}
+
+/// Score as the Hub and the command line print it: men with two decimals.
+pub fn score_in_men(score: i32) -> String {
+    format!("{:.2}", score as f64 / 100.0)
+}
+
+impl Engine {
+    /// An engine with the given options.
+    pub fn new(options: Options) -> Engine {
+        let tt = Tt::new(options.tt_mib);
+        let rng = options.seed | 1;
+        Engine {
+            options,
+            tt,
+            rng,
+            weights: Weights::DEFAULT,
+        }
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Sets the number of search threads (at least 1).
+    pub fn set_threads(&mut self, n: usize) {
+        self.options.threads = n.clamp(1, 256);
+    }
+
+    /// Resizes (and clears) the transposition table.
+    pub fn set_tt_mib(&mut self, mib: usize) {
+        self.options.tt_mib = mib.max(1);
+        self.tt = Tt::new(self.options.tt_mib);
+    }
+
+    /// Sets the playing level.
+    pub fn set_level(&mut self, level: Level) {
+        self.options.level = level;
+    }
+
+    /// Forgets everything learnt in earlier searches.
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+    }
+
+    fn next_random(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Searches the game's current position.
+    pub fn search<V: Variant>(
+        &mut self,
+        game: &Game<V>,
+        limits: &Limits,
+        mode: Mode,
+        handle: &SearchHandle,
+        on_info: &mut dyn FnMut(&Info<V>),
+    ) -> Outcome<V> {
+        let pos = *game.position();
+        let legal = movegen::legal_moves(&pos);
+        let clock = Clock::new(limits, mode == Mode::Ponder);
+        let mut out = Outcome {
+            best: None,
+            ponder: None,
+            score: -MATE,
+            depth: 0,
+            nodes: 0,
+            time: 0.0,
+            pv: Vec::new(),
+        };
+        if legal.is_empty() {
+            return out;
+        }
+        let level = if mode == Mode::Analyze { Level::EXPERT } else { self.options.level };
+        if legal.len() == 1 && mode == Mode::Think {
+            out.best = Some(legal[0]);
+            out.pv = vec![legal[0]];
+            out.score = 0;
+            return out;
+        }
+        self.tt.new_search();
+        let mut max_depth = limits.depth.unwrap_or(MAX_PLY as u32 - 8).clamp(1, MAX_PLY as u32 - 8);
+        if let Some(d) = level.max_depth() {
+            max_depth = max_depth.min(d);
+        }
+        let shared = Shared {
+            tt: &self.tt,
+            stop: &handle.stop,
+            nodes: AtomicU64::new(0),
+            clock: &clock,
+            node_limit: limits.nodes,
+            weights: self.weights,
+        };
+        let history = game.reversible_hashes();
+        let clocks = game.clocks();
+        let root: Vec<Move<V>> = legal.iter().copied().collect();
+        let threads = self.options.threads.max(1);
+        let ponder_hit = &handle.ponder_hit;
+
+        std::thread::scope(|scope| {
+            let helpers = (1..threads)
+                .filter_map(|id| {
+                    let shared = &shared;
+                    let history = &history;
+                    let root = root.clone();
+                    std::thread::Builder::new()
+                        .stack_size(64 << 20)
+                        .spawn_scoped(scope, move || {
+                            let mut w = Worker::<V>::new(shared, false, history);
+                            let mut order = root;
+                            let mut d = 1 + (id as i32 % 2);
+                            while d <= max_depth as i32 && !shared.stop.load(Ordering::Relaxed) {
+                                w.root(&pos, clocks, &order, d, -INF, INF);
+                                if w.stopped() {
+                                    break;
+                                }
+                                if let Some(b) = w.root_pv().first() {
+                                    if let Some(i) = order.iter().position(|m| m == b) {
+                                        order[..=i].rotate_right(1);
+                                    }
+                                }
+                                d += 1;
+                            }
+                            w.finish();
+                        })
+                        .ok()
+                })
+                .collect::<Vec<_>>();
+
+            let mut w = Worker::<V>::new(&shared, true, &history);
+            let mut order = root.clone();
+            let mut score: i32 = 0;
+            let mut stable = 0;
+            for depth in 1..=max_depth as i32 {
+                if clock.pondering() && ponder_hit.load(Ordering::Relaxed) {
+                    clock.ponder_hit();
+                }
+                let mut delta = 25;
+                let (mut alpha, mut beta) = if depth >= 4 && score.abs() < MATE_BOUND {
+                    (score - delta, score + delta)
+                } else {
+                    (-INF, INF)
+                };
+                let s = loop {
+                    let s = w.root(&pos, clocks, &order, depth, alpha, beta);
+                    if w.stopped() {
+                        break s;
+                    }
+                    if s <= alpha {
+                        alpha = (alpha - delta).max(-INF);
+                        delta *= 2;
+                    } else if s >= beta {
+                        beta = (beta + delta).min(INF);
+                        delta *= 2;
+                    } else {
+                        break s;
+                    }
+                    if delta > 400 {
+                        alpha = -INF;
+                        beta = INF;
+                    }
+                };
+                if w.stopped() && out.best.is_some() {
+                    break;
+                }
+                let pv = w.root_pv().to_vec();
+                if pv.is_empty() {
+                    break;
+                }
+                let changed = out.best != Some(pv[0]);
+                stable = if changed { 0 } else { stable + 1 };
+                score = s;
+                if let Some(i) = order.iter().position(|m| *m == pv[0]) {
+                    order[..=i].rotate_right(1);
+                }
+                out.best = Some(pv[0]);
+                out.ponder = pv.get(1).copied();
+                out.score = s;
+                out.depth = depth as u32;
+                out.pv = pv;
+                w.finish();
+                let info = Info {
+                    depth: depth as u32,
+                    mean_depth: w.mean_depth(),
+                    score: s,
+                    nodes: shared.nodes.load(Ordering::Relaxed),
+                    time: clock.elapsed(),
+                    pv: out.pv.clone(),
+                };
+                on_info(&info);
+                if w.stopped() {
+                    break;
+                }
+                // a proven result needs no deeper search when playing
+                if mode != Mode::Analyze && s.abs() > MATE_BOUND && depth > (MATE - s.abs()) + 2 {
+                    break;
+                }
+                let factor = if changed && depth > 4 { 1.5 } else if stable >= 3 { 0.6 } else { 1.0 };
+                if clock.soft_expired(factor) {
+                    break;
+                }
+                if let Some(limit) = limits.nodes {
+                    if shared.nodes.load(Ordering::Relaxed) >= limit {
+                        break;
+                    }
+                }
+            }
+            // keep pondering/infinite searches alive until told otherwise
+            while (clock.pondering() && !ponder_hit.load(Ordering::Relaxed) || limits.infinite)
+                && !handle.stop.load(Ordering::Relaxed)
+                && mode != Mode::Think
+            {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            w.finish();
+            handle.stop.store(true, Ordering::Relaxed);
+            for h in helpers {
+                let _ = h.join();
+            }
+        });
+        out.nodes = shared.nodes.load(Ordering::Relaxed);
+        out.time = clock.elapsed();
+        if !level.is_full() && mode != Mode::Analyze {
+            self.weaken(game, &mut out, level, max_depth);
+        }
+        out
+    }
+
+    /// Chooses a weaker move for the lower levels: every legal move is scored by a short search,
+    /// and one is drawn among those not worse than the level's allowed loss, the better ones being
+    /// likelier.
+    fn weaken<V: Variant>(&mut self, game: &Game<V>, out: &mut Outcome<V>, level: Level, depth: u32) {
+        let pos = *game.position();
+        let legal = movegen::legal_moves(&pos);
+        if legal.len() < 2 {
+            return;
+        }
+        let stop = AtomicBool::new(false);
+        let clock = Clock::new(&Limits::default(), false);
+        let shared = Shared {
+            tt: &self.tt,
+            stop: &stop,
+            nodes: AtomicU64::new(0),
+            clock: &clock,
+            node_limit: None,
+            weights: self.weights,
+        };
+        let history = game.reversible_hashes();
+        let mut w = Worker::<V>::new(&shared, true, &history);
+        let d = depth.clamp(1, 4) as i32;
+        let scored: Vec<(Move<V>, i32)> = legal
+            .iter()
+            .map(|m| (*m, w.root(&pos, game.clocks(), &[*m], d, -INF, INF)))
+            .collect();
+        let best = scored.iter().map(|x| x.1).max().unwrap_or(0);
+        let t = level.temperature().max(1.0);
+        let ok: Vec<(Move<V>, f64)> = scored
+            .iter()
+            .filter(|(_, s)| *s >= best - level.max_loss())
+            .map(|(m, s)| (*m, (((*s - best) as f64) / t).exp()))
+            .collect();
+        let total: f64 = ok.iter().map(|x| x.1).sum();
+        let mut r = (self.next_random() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        for (m, wgt) in &ok {
+            r -= wgt;
+            if r <= 0.0 {
+                if out.best != Some(*m) {
+                    out.best = Some(*m);
+                    out.ponder = None;
+                    out.pv = vec![*m];
+                    out.score = scored.iter().find(|x| x.0 == *m).map_or(out.score, |x| x.1);
+                }
+                return;
+            }
+        }
+    }
+}

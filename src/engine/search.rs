@@ -1,0 +1,415 @@
+//! The search: iterative deepening with aspiration windows, principal-variation alpha-beta
+//! (fail-soft), a capture-resolving quiescence, a shared transposition table, killer and history
+//! ordering, late-move reductions and single-reply extensions. Repetitions and the draw rules are
+//! scored inside the tree; won and lost positions carry their distance.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use crate::core::game::DrawClocks;
+use crate::core::movegen;
+use crate::core::moves::{Move, MoveList};
+use crate::core::position::Position;
+use crate::core::variant::Variant;
+use crate::engine::eval::{self, Weights};
+use crate::engine::time::Clock;
+use crate::engine::tt::{Bound, Entry, Tt};
+
+/// Score of a won game at the root (a win in `n` plies scores `MATE - n`).
+pub const MATE: i32 = 10_000;
+/// Scores beyond this are wins or losses.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+/// Larger than any score.
+pub const INF: i32 = 30_000;
+/// Deepest ply searched.
+pub const MAX_PLY: usize = 128;
+
+/// State shared by every thread of one search.
+pub struct Shared<'a> {
+    /// The transposition table.
+    pub tt: &'a Tt,
+    /// Set to stop every thread.
+    pub stop: &'a AtomicBool,
+    /// Nodes searched by all threads (updated in batches).
+    pub nodes: AtomicU64,
+    /// The time plan.
+    pub clock: &'a Clock,
+    /// Node limit.
+    pub node_limit: Option<u64>,
+    /// Evaluation weights.
+    pub weights: Weights,
+}
+
+/// Encodes a move for the table and killers: from, to and a check of the captured set.
+#[inline(always)]
+pub fn encode<V: Variant>(m: &Move<V>) -> u32 {
+    let cap = (m.captured().0.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44) as u32;
+    m.from_bit() | m.to_bit() << 6 | cap << 12
+}
+
+/// Adjusts a mate score from "distance from root" to "distance from this node" for storing.
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// One search thread's private state.
+pub struct Worker<'a, V: Variant> {
+    shared: &'a Shared<'a>,
+    /// Whether this is the main thread (it keeps time).
+    main: bool,
+    killers: Vec<[u32; 2]>,
+    history: Vec<i32>,
+    /// Hashes of the positions on the current line, the game's reversible history first.
+    line: Vec<u64>,
+    /// For each entry of `line`, the index where its reversible stretch begins.
+    line_start: Vec<usize>,
+    pv: Vec<Vec<Move<V>>>,
+    nodes: u64,
+    flushed: u64,
+    stopped: bool,
+    leaf_depth_sum: u64,
+    leaves: u64,
+    /// Deepest ply reached.
+    pub seldepth: usize,
+}
+
+impl<'a, V: Variant> Worker<'a, V> {
+    /// A worker for a search; `history` holds the hashes of the game's positions since the last
+    /// irreversible move, the root last.
+    pub fn new(shared: &'a Shared<'a>, main: bool, history: &[u64]) -> Self {
+        let mut line: Vec<u64> = history.to_vec();
+        if line.is_empty() {
+            line.push(0);
+        }
+        let line_start = vec![0; line.len()];
+        Worker {
+            shared,
+            main,
+            killers: vec![[0; 2]; MAX_PLY + 2],
+            history: vec![0; 2 * 4096],
+            line,
+            line_start,
+            pv: vec![Vec::new(); MAX_PLY + 2],
+            nodes: 0,
+            flushed: 0,
+            stopped: false,
+            leaf_depth_sum: 0,
+            leaves: 0,
+            seldepth: 0,
+        }
+    }
+
+    /// Nodes searched by this worker.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// Average depth of the leaves of the last iteration.
+    pub fn mean_depth(&self) -> f64 {
+        if self.leaves == 0 {
+            0.0
+        } else {
+            self.leaf_depth_sum as f64 / self.leaves as f64
+        }
+    }
+
+    /// Whether the search was stopped.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
+    /// The principal variation of the last completed root search.
+    pub fn root_pv(&self) -> &[Move<V>] {
+        &self.pv[0]
+    }
+
+    fn flush_nodes(&mut self) {
+        self.shared.nodes.fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+    }
+
+    #[inline]
+    fn check_stop(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if let Some(limit) = self.shared.node_limit {
+            if self.main && self.nodes >= limit {
+                self.stopped = true;
+                self.shared.stop.store(true, Ordering::Relaxed);
+                return true;
+            }
+        }
+        if self.nodes & 1023 == 0 {
+            self.flush_nodes();
+            if self.shared.stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+            } else if self.main && self.shared.clock.hard_expired() {
+                self.stopped = true;
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        self.stopped
+    }
+
+    /// Whether the current position (last on the line) repeats an earlier one with the same side
+    /// to move since the last irreversible move.
+    fn repeats(&self) -> bool {
+        let n = self.line.len() - 1;
+        let h = self.line[n];
+        let start = self.line_start[n];
+        let mut i = n;
+        while i >= start + 2 {
+            i -= 2;
+            if self.line[i] == h {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn evaluate(&mut self, pos: &Position<V>, ply: usize) -> i32 {
+        self.leaves += 1;
+        self.leaf_depth_sum += ply as u64;
+        eval::evaluate_with(pos, &self.shared.weights)
+    }
+
+    /// Searches the root position to `depth` in the window (alpha, beta); `root_moves` is the
+    /// root move list in the order to try.
+    pub fn root(
+        &mut self,
+        pos: &Position<V>,
+        clocks: DrawClocks,
+        root_moves: &[Move<V>],
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        self.leaves = 0;
+        self.leaf_depth_sum = 0;
+        self.search_node(pos, clocks, alpha, beta, depth, 0, true, Some(root_moves))
+    }
+
+    /// Searches a node. `root_moves` is given only at the root.
+    #[allow(clippy::too_many_arguments)]
+    fn search_node(
+        &mut self,
+        pos: &Position<V>,
+        clocks: DrawClocks,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: i32,
+        ply: usize,
+        pv_node: bool,
+        root_moves: Option<&[Move<V>]>,
+    ) -> i32 {
+        self.pv[ply].clear();
+        self.nodes += 1;
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        if self.check_stop() {
+            return 0;
+        }
+        let is_root = root_moves.is_some();
+        if !is_root {
+            if self.repeats() || clocks.draw(pos).is_some() {
+                return 0;
+            }
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.evaluate(pos, ply);
+        }
+
+        let mut list = MoveList::new();
+        match root_moves {
+            Some(r) => {
+                for m in r {
+                    list.push(*m);
+                }
+            }
+            None => movegen::generate(pos, &mut list),
+        }
+        if list.is_empty() {
+            return -MATE + ply as i32;
+        }
+        let forced_capture = list[0].is_capture();
+        if depth <= 0 && !forced_capture {
+            return self.evaluate(pos, ply);
+        }
+
+        let key = pos.hash();
+        let mut tt_move = 0;
+        if let Some(e) = self.shared.tt.probe(key) {
+            tt_move = e.mv;
+            if !pv_node && !is_root && e.depth >= depth {
+                let s = from_tt(e.score, ply);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+
+        let mut depth = depth;
+        if list.len() == 1 && depth > 0 && !is_root && ply < MAX_PLY / 2 {
+            depth += 1;
+        }
+
+        // Order: table move, then by capture size and promotion, killers, history.
+        let side = pos.side().index();
+        let killers = self.killers[ply];
+        let mut scores = [0i32; crate::core::moves::MAX_MOVES];
+        let n = list.len();
+        if !is_root {
+            for (i, m) in list.iter().enumerate() {
+                let code = encode(m);
+                scores[i] = if code == tt_move {
+                    1 << 30
+                } else if m.is_capture() {
+                    (1 << 24) + (m.capture_count() as i32) * 256 + m.is_promotion() as i32 * 64
+                } else if m.is_promotion() {
+                    1 << 23
+                } else if code == killers[0] {
+                    (1 << 22) + 1
+                } else if code == killers[1] {
+                    1 << 22
+                } else {
+                    self.history[side * 4096 + m.from_to_code()]
+                };
+            }
+        }
+
+        let old_alpha = alpha;
+        let mut best = -INF;
+        let mut best_code = 0u32;
+        let moves = list.as_mut_slice();
+        for i in 0..n {
+            if !is_root {
+                // pick the best remaining move
+                let mut bi = i;
+                for j in i + 1..n {
+                    if scores[j] > scores[bi] {
+                        bi = j;
+                    }
+                }
+                moves.swap(i, bi);
+                scores.swap(i, bi);
+            }
+            let m = moves[i];
+            let child = pos.make(&m);
+            let child_clocks = clocks.after(&m, &child);
+            let start = if m.is_irreversible() {
+                self.line.len()
+            } else {
+                *self.line_start.last().unwrap_or(&0)
+            };
+            self.line.push(child.hash());
+            self.line_start.push(start);
+
+            let new_depth = depth - 1;
+            let quiet = !m.is_capture() && !m.is_promotion();
+            let mut score;
+            if i == 0 {
+                score = -self.search_node(&child, child_clocks, -beta, -alpha, new_depth, ply + 1, pv_node, None);
+            } else {
+                let mut r = 0;
+                if depth >= 3 && i >= 3 && quiet && !forced_capture {
+                    r = 1 + (i >= 8) as i32 + (depth >= 8 && i >= 16) as i32;
+                    if pv_node {
+                        r -= 1;
+                    }
+                    r = r.min(new_depth - 1).max(0);
+                }
+                score = -self.search_node(&child, child_clocks, -alpha - 1, -alpha, new_depth - r, ply + 1, false, None);
+                if score > alpha && r > 0 {
+                    score = -self.search_node(&child, child_clocks, -alpha - 1, -alpha, new_depth, ply + 1, false, None);
+                }
+                if score > alpha && score < beta && pv_node {
+                    score = -self.search_node(&child, child_clocks, -beta, -alpha, new_depth, ply + 1, true, None);
+                }
+            }
+            self.line.pop();
+            self.line_start.pop();
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_code = encode(&m);
+                if score > alpha {
+                    alpha = score;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    let line = &mut head[ply];
+                    line.clear();
+                    line.push(m);
+                    line.extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        if quiet {
+                            let code = encode(&m);
+                            if self.killers[ply][0] != code {
+                                self.killers[ply][1] = self.killers[ply][0];
+                                self.killers[ply][0] = code;
+                            }
+                            let h = &mut self.history[side * 4096 + m.from_to_code()];
+                            *h += depth * depth;
+                            if *h > 1 << 20 {
+                                for v in self.history.iter_mut() {
+                                    *v /= 2;
+                                }
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if alpha > old_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.shared.tt.store(
+            key,
+            Entry {
+                score: to_tt(best, ply),
+                depth,
+                bound,
+                mv: best_code,
+            },
+        );
+        best
+    }
+
+    /// Adds this worker's unreported nodes to the shared count.
+    pub fn finish(&mut self) {
+        self.flush_nodes();
+    }
+}

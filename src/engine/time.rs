@@ -1,0 +1,180 @@
+//! Search limits and the time manager that turns them into soft and hard deadlines.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// What bounds a search. Several limits may be combined; the first one reached stops it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Maximum iteration depth.
+    pub depth: Option<u32>,
+    /// Maximum nodes.
+    pub nodes: Option<u64>,
+    /// Fixed time for this move, in seconds.
+    pub move_time: Option<f64>,
+    /// Time left on the clock, in seconds.
+    pub time: Option<f64>,
+    /// Increment added per move, in seconds.
+    pub inc: f64,
+    /// Moves until the next time control (x moves in y); `None` is sudden death.
+    pub moves_to_go: Option<u32>,
+    /// Search until stopped.
+    pub infinite: bool,
+}
+
+impl Limits {
+    /// A depth-limited search.
+    pub fn depth(d: u32) -> Limits {
+        Limits {
+            depth: Some(d),
+            ..Limits::default()
+        }
+    }
+
+    /// A search of fixed time per move.
+    pub fn move_time(seconds: f64) -> Limits {
+        Limits {
+            move_time: Some(seconds),
+            ..Limits::default()
+        }
+    }
+
+    /// A node-limited search.
+    pub fn nodes(n: u64) -> Limits {
+        Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        }
+    }
+}
+
+/// Time kept back from every budget for answering and process overhead.
+const SAFETY: f64 = 0.030;
+
+/// Soft and hard deadlines for one search, measured from the start, or from `ponder-hit` when
+/// the search began as a ponder search.
+#[derive(Debug)]
+pub struct Clock {
+    start: Instant,
+    /// Milliseconds after `start` from which the budget counts; `u64::MAX` while pondering.
+    origin_ms: AtomicU64,
+    soft: Option<f64>,
+    hard: Option<f64>,
+}
+
+impl Clock {
+    /// Plans the search's time from the limits. `pondering` delays the budget until
+    /// [`Clock::ponder_hit`].
+    pub fn new(limits: &Limits, pondering: bool) -> Clock {
+        let (soft, hard) = budget(limits);
+        Clock {
+            start: Instant::now(),
+            origin_ms: AtomicU64::new(if pondering { u64::MAX } else { 0 }),
+            soft,
+            hard,
+        }
+    }
+
+    /// The opponent played the expected move: the budget starts now.
+    pub fn ponder_hit(&self) {
+        let ms = self.start.elapsed().as_millis() as u64;
+        self.origin_ms.store(ms, Ordering::Relaxed);
+    }
+
+    /// Whether the search is still pondering (no time limit applies).
+    pub fn pondering(&self) -> bool {
+        self.origin_ms.load(Ordering::Relaxed) == u64::MAX
+    }
+
+    /// Seconds since the search started.
+    pub fn elapsed(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+
+    /// Seconds counted against the budget.
+    pub fn used(&self) -> f64 {
+        let o = self.origin_ms.load(Ordering::Relaxed);
+        if o == u64::MAX {
+            0.0
+        } else {
+            (self.elapsed() - o as f64 / 1000.0).max(0.0)
+        }
+    }
+
+    /// Whether the hard deadline is past (the search must stop now).
+    pub fn hard_expired(&self) -> bool {
+        !self.pondering() && self.hard.is_some_and(|h| self.used() >= h)
+    }
+
+    /// Whether to stop after an iteration, given how stable the best move has been: `factor` is
+    /// above 1 when the best move just changed and below 1 when it has been stable.
+    pub fn soft_expired(&self, factor: f64) -> bool {
+        if self.pondering() {
+            return false;
+        }
+        match (self.soft, self.hard) {
+            (Some(s), Some(h)) => self.used() >= (s * factor).min(h * 0.9),
+            (Some(s), None) => self.used() >= s * factor,
+            _ => false,
+        }
+    }
+
+    /// The hard limit in seconds, if any.
+    pub fn hard(&self) -> Option<f64> {
+        self.hard
+    }
+}
+
+/// Computes (soft, hard) budgets in seconds.
+fn budget(l: &Limits) -> (Option<f64>, Option<f64>) {
+    if l.infinite {
+        return (None, None);
+    }
+    if let Some(mt) = l.move_time {
+        let t = (mt - SAFETY).max(0.005);
+        return (Some(t), Some(t));
+    }
+    if let Some(left) = l.time {
+        let left = left.max(0.0);
+        let mtg = l.moves_to_go.unwrap_or(30).clamp(1, 50) as f64;
+        let usable = (left - SAFETY).max(0.0);
+        let per_move = usable / mtg + l.inc * 0.8;
+        let hard_cap = if l.moves_to_go == Some(1) { usable * 0.9 } else { usable * 0.4 };
+        let hard = (per_move * 4.0).min(hard_cap).max(0.005);
+        let soft = (per_move * 0.7).min(hard);
+        return (Some(soft), Some(hard));
+    }
+    (None, None)
+}
+
+/// A duration in seconds as a `Duration`.
+pub fn seconds(s: f64) -> Duration {
+    Duration::from_secs_f64(s.max(0.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_fit_the_clock() {
+        let (s, h) = budget(&Limits::move_time(1.0));
+        assert!(s.unwrap() <= 1.0 && h.unwrap() <= 1.0);
+        let l = Limits {
+            time: Some(60.0),
+            inc: 1.0,
+            ..Limits::default()
+        };
+        let (s, h) = budget(&l);
+        assert!(s.unwrap() < h.unwrap());
+        assert!(h.unwrap() <= 60.0 * 0.4);
+        let l = Limits {
+            time: Some(0.05),
+            moves_to_go: Some(1),
+            ..Limits::default()
+        };
+        let (_, h) = budget(&l);
+        assert!(h.unwrap() < 0.05);
+        assert_eq!(budget(&Limits::depth(3)), (None, None));
+    }
+}

@@ -1,0 +1,189 @@
+//! The transposition table: shared by all search threads without locks.
+//!
+//! Each entry is two atomic words, the key XORed with the data and the data itself, so that a torn
+//! write (two threads storing at once) is detected when the key check fails and the entry is
+//! ignored. Buckets of four entries; the entry replaced is the one with the least depth, aged
+//! entries from earlier searches going first.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+/// What a stored score means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// The exact score.
+    Exact = 1,
+    /// A lower bound (the search failed high).
+    Lower = 2,
+    /// An upper bound (the search failed low).
+    Upper = 3,
+}
+
+/// A probed entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// Stored score (mate scores relative to the stored node).
+    pub score: i32,
+    /// Remaining depth the score was searched to.
+    pub depth: i32,
+    /// What the score means.
+    pub bound: Bound,
+    /// Best move as (from bit, to bit, captured-set check), 0 for none.
+    pub mv: u32,
+}
+
+const BUCKET: usize = 4;
+
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// The shared table.
+pub struct Tt {
+    slots: Vec<Slot>,
+    mask: usize,
+    age: AtomicU8,
+}
+
+impl Tt {
+    /// A table of about `mib` MiB (rounded down to a power of two buckets; at least 1 MiB).
+    pub fn new(mib: usize) -> Tt {
+        let bytes = mib.clamp(1, 1 << 16) << 20;
+        let buckets = (bytes / (16 * BUCKET)).next_power_of_two() / 2;
+        let buckets = buckets.max(1024);
+        let mut slots = Vec::with_capacity(buckets * BUCKET);
+        slots.resize_with(buckets * BUCKET, || Slot {
+            check: AtomicU64::new(0),
+            data: AtomicU64::new(0),
+        });
+        Tt {
+            slots,
+            mask: buckets - 1,
+            age: AtomicU8::new(0),
+        }
+    }
+
+    /// Size in MiB.
+    pub fn size_mib(&self) -> usize {
+        self.slots.len() * 16 >> 20
+    }
+
+    /// Forgets everything.
+    pub fn clear(&self) {
+        for s in &self.slots {
+            s.check.store(0, Ordering::Relaxed);
+            s.data.store(0, Ordering::Relaxed);
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Marks the start of a new search (older entries become preferred victims).
+    pub fn new_search(&self) {
+        let a = self.age.load(Ordering::Relaxed);
+        self.age.store((a + 1) & 63, Ordering::Relaxed);
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        ((key as usize) & self.mask) * BUCKET
+    }
+
+    /// The entry stored for `key`, if any.
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        let b = self.bucket(key);
+        for s in &self.slots[b..b + BUCKET] {
+            let data = s.data.load(Ordering::Relaxed);
+            if data != 0 && s.check.load(Ordering::Relaxed) ^ data == key {
+                return Some(unpack(data));
+            }
+        }
+        None
+    }
+
+    /// Stores an entry for `key`.
+    pub fn store(&self, key: u64, e: Entry) {
+        let b = self.bucket(key);
+        let age = self.age.load(Ordering::Relaxed) as u64;
+        let mut victim = b;
+        let mut worst = i32::MAX;
+        for (i, s) in self.slots[b..b + BUCKET].iter().enumerate() {
+            let data = s.data.load(Ordering::Relaxed);
+            if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
+                // same position: keep a deeper exact entry's move if the new one has none
+                victim = b + i;
+                if data != 0 && e.mv == 0 {
+                    let old = unpack(data);
+                    if old.depth > e.depth + 2 {
+                        return;
+                    }
+                }
+                break;
+            }
+            let old = unpack(data);
+            let old_age = (data >> 58) & 63;
+            let stale = if old_age != age { 8 } else { 0 };
+            let value = old.depth - stale;
+            if value < worst {
+                worst = value;
+                victim = b + i;
+            }
+        }
+        let data = pack(e, age);
+        let s = &self.slots[victim];
+        s.check.store(key ^ data, Ordering::Relaxed);
+        s.data.store(data, Ordering::Relaxed);
+    }
+
+    /// Permille of the first thousand buckets' entries used by the current search.
+    pub fn hashfull(&self) -> u32 {
+        let age = self.age.load(Ordering::Relaxed) as u64;
+        let n = self.slots.len().min(1000);
+        let used = self.slots[..n]
+            .iter()
+            .filter(|s| {
+                let d = s.data.load(Ordering::Relaxed);
+                d != 0 && (d >> 58) & 63 == age
+            })
+            .count();
+        (used * 1000 / n.max(1)) as u32
+    }
+}
+
+fn pack(e: Entry, age: u64) -> u64 {
+    let score = (e.score as i16) as u16 as u64;
+    let depth = (e.depth.clamp(-1, 254) + 1) as u64;
+    score | depth << 16 | (e.bound as u64) << 24 | (e.mv as u64 & 0xFFFF_FFFF) << 26 | age << 58
+}
+
+fn unpack(d: u64) -> Entry {
+    Entry {
+        score: (d as u16) as i16 as i32,
+        depth: ((d >> 16) & 0xFF) as i32 - 1,
+        bound: match (d >> 24) & 3 {
+            1 => Bound::Exact,
+            2 => Bound::Lower,
+            _ => Bound::Upper,
+        },
+        mv: ((d >> 26) & 0xFFFF_FFFF) as u32,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_probes() {
+        let tt = Tt::new(1);
+        let e = Entry {
+            score: -1234,
+            depth: 7,
+            bound: Bound::Lower,
+            mv: 0xABCDEF,
+        };
+        tt.store(0x1234_5678_9ABC_DEF0, e);
+        assert_eq!(tt.probe(0x1234_5678_9ABC_DEF0), Some(e));
+        assert_eq!(tt.probe(0x1234_5678_9ABC_DEF1), None);
+        tt.clear();
+        assert_eq!(tt.probe(0x1234_5678_9ABC_DEF0), None);
+    }
+}

@@ -1,0 +1,3 @@
+//! Protocols that connect the engine to the outside world.
+
+pub mod hub;

@@ -1,0 +1,147 @@
+//! Analysis for the command line: a position (one line per iteration, then the best move) or a
+//! whole game (each move scored against the engine's choice, blunders flagged, annotated PDN).
+
+use std::fmt::Write as _;
+
+use crate::core::game::Game;
+use crate::core::notation;
+use crate::core::pdn;
+use crate::core::position::Position;
+use crate::core::variant::Variant;
+use crate::engine::time::Limits;
+use crate::engine::{score_in_men, Engine, Info, Mode, SearchHandle};
+
+/// A played move that loses at least this much (hundredths of a man) against the best is a blunder.
+pub const BLUNDER: i32 = 150;
+
+/// The moves of a line in PDN notation, starting from `pos`.
+pub fn line_text<V: Variant>(pos: &Position<V>, pv: &[crate::core::Move<V>]) -> String {
+    let mut p = *pos;
+    let mut parts = Vec::with_capacity(pv.len());
+    for m in pv {
+        parts.push(notation::pdn(&p, m));
+        p = p.make(m);
+    }
+    parts.join(" ")
+}
+
+/// One iteration's line: `depth= mean-depth= score= nodes= time= nps= pv="..."`.
+pub fn info_line<V: Variant>(pos: &Position<V>, info: &Info<V>) -> String {
+    format!(
+        "depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.2}M pv=\"{}\"",
+        info.depth,
+        info.mean_depth,
+        score_in_men(info.score),
+        info.nodes,
+        info.time,
+        info.nps() / 1e6,
+        line_text(pos, &info.pv)
+    )
+}
+
+/// Analyses the game's current position, writing iteration lines and `bestmove=` to `out`.
+pub fn position<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits, out: &mut dyn FnMut(&str)) {
+    let pos = *game.position();
+    let result = engine.search(game, limits, Mode::Analyze, &SearchHandle::new(), &mut |info| {
+        out(&info_line(&pos, info));
+    });
+    match result.best {
+        Some(m) => {
+            let mut s = format!("bestmove={}", notation::pdn(&pos, &m));
+            if let Some(p) = result.ponder {
+                let _ = write!(s, " ponder={}", notation::pdn(&pos.make(&m), &p));
+            }
+            let _ = write!(s, " score={}", score_in_men(result.score));
+            out(&s);
+        }
+        None => out("bestmove=none"),
+    }
+}
+
+/// The verdict on one played move.
+#[derive(Clone, Debug)]
+pub struct MoveReport {
+    /// The move as played, in PDN notation.
+    pub played: String,
+    /// The engine's preferred move.
+    pub best: String,
+    /// Score of the position after the best move, for the mover.
+    pub best_score: i32,
+    /// Score after the played move, for the mover.
+    pub played_score: i32,
+    /// Whether the played move loses clearly against the best.
+    pub blunder: bool,
+}
+
+/// Analyses every move of a game with `limits` per position.
+pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) -> Vec<MoveReport> {
+    let mut replay = Game::new(*game.start());
+    let mut reports = Vec::new();
+    for m in game.moves() {
+        let pos = *replay.position();
+        let best = engine.search(&replay, limits, Mode::Analyze, &SearchHandle::new(), &mut |_| {});
+        let best_move = best.best.unwrap_or(*m);
+        let _ = replay.play(*m);
+        let played_score = if Some(*m) == best.best {
+            best.score
+        } else {
+            let after = engine.search(&replay, limits, Mode::Analyze, &SearchHandle::new(), &mut |_| {});
+            if after.best.is_none() {
+                // the opponent has no move: the played move wins
+                crate::engine::search::MATE - 1
+            } else {
+                -after.score
+            }
+        };
+        reports.push(MoveReport {
+            played: notation::pdn(&pos, m),
+            best: notation::pdn(&pos, &best_move),
+            best_score: best.score,
+            played_score,
+            blunder: best.score - played_score >= BLUNDER && Some(*m) != best.best,
+        });
+    }
+    reports
+}
+
+/// The human-readable table of a game analysis.
+pub fn report_text<V: Variant>(game: &Game<V>, reports: &[MoveReport]) -> String {
+    let mut s = String::new();
+    let black_first = game.start().side() == crate::core::variant::Color::Black;
+    for (i, r) in reports.iter().enumerate() {
+        let ply = i + usize::from(black_first);
+        let num = if ply % 2 == 0 {
+            format!("{}.", ply / 2 + 1)
+        } else {
+            format!("{}...", ply / 2 + 1)
+        };
+        let _ = writeln!(
+            s,
+            "{num:<6} {:<14} score={:>7} best={:<14} best-score={:>7}{}",
+            r.played,
+            score_in_men(r.played_score),
+            r.best,
+            score_in_men(r.best_score),
+            if r.blunder { "  BLUNDER" } else { "" }
+        );
+    }
+    s
+}
+
+/// The game as PDN with a comment on every move (score, preferred move, blunder mark).
+pub fn report_pdn<V: Variant>(game: &Game<V>, tags: &[(String, String)], reports: &[MoveReport]) -> String {
+    let comments: Vec<Option<String>> = reports
+        .iter()
+        .map(|r| {
+            let mut c = format!("score {}", score_in_men(r.played_score));
+            if r.best != r.played {
+                let _ = write!(c, ", best {} {}", r.best, score_in_men(r.best_score));
+            }
+            if r.blunder {
+                c.push_str(", blunder");
+            }
+            Some(c)
+        })
+        .collect();
+    pdn::write(game, tags, &comments, pdn::result_token(game.result()))
+}

@@ -1,0 +1,126 @@
+//! `damast bench`: a fixed search over built-in positions whose node total is the search's
+//! signature (any unintended change of search behaviour changes it), and a speed measure.
+
+use std::time::Instant;
+
+use crate::core::game::Game;
+use crate::core::variant::International;
+use crate::engine::time::Limits;
+use crate::engine::{Engine, Mode, Options, SearchHandle};
+
+/// The bench positions (international draughts): openings, middle games, and endgames with kings.
+pub const POSITIONS: &[&str] = &[
+    "W:W31-50:B1-20",
+    "W:W25,29,31,33,35,36,37,39,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,13,14,15,16,18,19,2,3,32,4,5,6,7,8,9",
+    "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
+    "W:W26,30,32,33,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,14,15,16,18,19,2,20,21,23,3,4,5,6,7,8,9",
+    "W:W27,31,32,33,34,36,37,39,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,15,16,17,18,19,2,20,29,3,4,5,6,7,8,9",
+    "W:W27,31,33,34,36,37,38,39,40,41,42,44,45,46,47,48,49,50:B1,10,11,12,13,14,15,17,18,19,2,3,35,4,5,6,7,8,9",
+    "W:W28,31,33,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,13,14,15,17,18,2,26,29,3,4,5,6,7,8,9",
+    "W:W22,28,32,33,34,35,36,39,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,13,14,15,16,2,20,21,23,3,4,5,6,7,9",
+    "W:W26,28,30,32,34,36,37,39,40,41,42,44,45,46,47,48,49,50:B1,10,12,13,14,15,16,19,2,20,22,3,4,5,6,7,8,9",
+    "W:W28,30,31,32,33,34,37,39,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,14,15,16,17,19,2,22,25,29,3,4,5,6,7,8,9",
+    "W:W31,32,33,34,35,36,37,40,41,42,44,45,46,47,48,49,50:B1,10,11,12,15,16,17,18,2,24,3,4,5,6,7,8,9",
+    "W:W15,31,32,36,37,38,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,13,2,21,25,28,3,4,5,6,7,8,9",
+    "W:W26,29,32,33,35,36,37,39,41,42,44,45,46,47,48,49,50:B1,11,12,15,17,18,19,2,20,21,3,4,5,6,7,8,9",
+    "W:W31,35,36,38,39,40,41,42,43,44,45,46,47,48,49,50:B1,10,14,15,16,18,2,25,3,32,4,5,6,7,8,9",
+    "W:W34,35,36,38,40,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,13,14,15,2,26,29,3,4,5,6,7,8",
+    "W:W24,32,33,36,37,38,40,41,43,44,45,46,47,48,49,50:B1,10,11,13,14,17,2,20,25,26,3,4,5,6,7,8,9",
+    "W:W28,29,31,35,36,38,39,41,42,43,45,46,47,48,49,50:B1,10,11,12,13,14,15,16,18,2,25,3,5,6,7,9",
+    "W:W28,31,35,36,37,39,40,41,42,43,45,46,47,48,49:B1,11,12,13,15,16,18,2,21,23,3,4,5,6,7,9",
+    "W:W31,33,35,36,38,39,40,41,43,44,45,46,48,49,50:B1,10,14,15,17,18,2,24,25,3,4,5,6,7,8,9",
+    "W:W26,27,31,32,33,34,38,40,41,43,44,45,46,47,48,49,50:B1,10,11,13,15,16,18,19,23,3,4,5,6,7,8,9",
+    "W:W15,23,31,35,36,37,39,41,42,46,47,48,49,50:B1,10,13,14,16,2,21,3,4,45,5,6,7,8",
+    "W:W26,29,31,34,35,36,40,42,44,45,46,47,48,49,50:B1,13,14,15,16,17,19,2,20,21,27,4,5,6,7,9",
+    "W:W16,26,31,32,35,36,39,40,41,43,44,46,48,49,50:B1,10,11,19,2,20,22,23,24,29,3,5,6,7,8,9",
+    "W:W29,31,33,34,36,37,38,39,44,45,46,47,48,50:B10,11,13,14,15,16,18,25,26,3,4,5,6",
+    "W:W31,33,34,35,36,37,39,40,42,43,46,47,48,50:B10,15,16,2,22,23,25,3,4,5,6,7,8",
+    "W:W17,25,36,38,41,44,45,46,48,49,50:B1,10,15,23,3,35,4,5,6,9",
+    "W:W27,34,36,38,39,42,43,44,45,46,47,50:B13,14,16,18,19,2,25,30,35,4,5,6,8",
+    "W:W31,32,33,35,36,39,40,42,43,45,46,50:B10,11,13,15,17,19,2,23,4,5,6,8,9",
+    "W:W28,33,36,39,40,45,46,50:B10,13,15,19,3,4,6,8",
+    "W:W31,33,35,36,37,38,42,43,44,49:B1,10,13,14,17,22,25,34,4,6,7",
+    "W:W31,36,37,41,44,49:B1,14,15,20,28,4,5",
+    "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38",
+    "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46",
+    "W:W6,7,8,9,10:B41,42,43,44,45",
+    "W:WK46,28,33:BK5,19",
+    "W:WK1,K2,K3:BK50",
+    "B:WK10,31,36,37:BK44,15,16,20",
+    "W:WK26,27,28,33:BK3,9,13",
+    "W:WK47,K48,35:BK3,K4,16",
+];
+
+/// Default bench depth.
+pub const DEFAULT_DEPTH: u32 = 9;
+
+/// The result of a bench run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchResult {
+    /// Nodes per position.
+    pub per_position: Vec<u64>,
+    /// Total nodes: the signature.
+    pub nodes: u64,
+    /// Seconds taken.
+    pub seconds: f64,
+}
+
+impl BenchResult {
+    /// Nodes per second.
+    pub fn nps(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.nodes as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Searches every bench position to `depth` with one thread and a fresh 16 MiB table each.
+pub fn run(depth: u32) -> BenchResult {
+    let mut per_position = Vec::with_capacity(POSITIONS.len());
+    let start = Instant::now();
+    for fen in POSITIONS {
+        let game: Game<International> = Game::from_fen(fen).expect("bench positions are valid");
+        let mut engine = Engine::new(Options {
+            threads: 1,
+            tt_mib: 16,
+            ..Options::default()
+        });
+        let out = engine.search(&game, &Limits::depth(depth), Mode::Analyze, &SearchHandle::new(), &mut |_| {});
+        per_position.push(out.nodes);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    BenchResult {
+        nodes: per_position.iter().sum(),
+        per_position,
+        seconds,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bench_positions_are_valid_and_varied() {
+        assert!(POSITIONS.len() >= 30);
+        let mut kings = 0;
+        for f in POSITIONS {
+            let g: Game<International> = Game::from_fen(f).unwrap();
+            assert_eq!(g.result(), crate::core::game::GameResult::Ongoing, "{f}");
+            if g.position().all_kings().any() {
+                kings += 1;
+            }
+        }
+        assert!(kings >= 6);
+    }
+
+    #[test]
+    fn bench_is_deterministic() {
+        let a = run(3);
+        let b = run(3);
+        assert_eq!(a.per_position, b.per_position);
+        assert!(a.nodes > 0);
+    }
+}
