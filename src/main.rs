@@ -95,7 +95,12 @@ fn position<V: Variant>(text: &Option<String>) -> Result<Position<V>, String> {
     }
 }
 
-fn run_perft<V: Variant>(fen_text: &Option<String>, depth: u32, divide: bool, threads: usize) -> Result<(), String> {
+fn run_perft<V: Variant>(
+    fen_text: &Option<String>,
+    depth: u32,
+    divide: bool,
+    threads: usize,
+) -> Result<(), String> {
     let pos = position::<V>(fen_text)?;
     let threads = threads.max(1);
     let mut out = std::io::stdout().lock();
@@ -158,10 +163,15 @@ fn run_analyze<V: Variant>(a: AnalyzeArgs) -> Result<(), String> {
     });
     let mut out = std::io::stdout().lock();
     if let Some(path) = &a.pdn {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let games = pdn::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let first = games.first().ok_or_else(|| format!("{}: no game in file", path.display()))?;
-        let game: Game<V> = first.to_game().map_err(|e| format!("{}: {e}", path.display()))?;
+        let first = games
+            .first()
+            .ok_or_else(|| format!("{}: no game in file", path.display()))?;
+        let game: Game<V> = first
+            .to_game()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let reports = analyze::game(&mut engine, &game, &a.limits);
         let _ = write!(out, "{}", analyze::report_text(&game, &reports));
         let _ = writeln!(out);
@@ -197,7 +207,25 @@ fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
         .init();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // one line, as every other error of the command line
+            let text = e.to_string();
+            let first: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            eprintln!("damast: {}", first.join(" ").trim_start_matches("error: "));
+            return ExitCode::from(2);
+        }
+    };
     let result = match cli.command {
         Command::Perft {
             variant,

@@ -59,7 +59,11 @@ pub fn parse<V: Variant>(text: &str) -> Result<Position<V>, FenError> {
             _ => return Err(FenError::Section(f.chars().take(30).collect())),
         };
         if seen[color.index()] {
-            return Err(FenError::DuplicateSection(if color == Color::White { "white" } else { "black" }));
+            return Err(FenError::DuplicateSection(if color == Color::White {
+                "white"
+            } else {
+                "black"
+            }));
         }
         seen[color.index()] = true;
         for item in rest.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -129,7 +133,8 @@ mod tests {
         assert_eq!(a, b);
         let c: Position<International> = parse("W:W31-50:B1-20:H0:F1").unwrap();
         assert_eq!(a, c);
-        let d: Position<International> = parse("B:W18,24,27,28,K10,K15:B12,16,20,K22,K25,K29").unwrap();
+        let d: Position<International> =
+            parse("B:W18,24,27,28,K10,K15:B12,16,20,K22,K25,K29").unwrap();
         assert_eq!(write(&d), "B:WK10,K15,18,24,27,28:B12,16,20,K22,K25,K29");
         let e: Position<International> = parse("W:W31:B").unwrap();
         assert_eq!(write(&e), "W:W31:B");
@@ -145,12 +150,33 @@ mod tests {
     #[test]
     fn rejects_bad_input_with_specific_errors() {
         assert_eq!(parse::<International>(""), Err(FenError::Empty));
-        assert!(matches!(parse::<International>("X:W31:B1"), Err(FenError::Side(_))));
-        assert!(matches!(parse::<International>("W:W51:B1"), Err(FenError::Square(_))));
-        assert!(matches!(parse::<International>("W:W40-31:B1"), Err(FenError::Range(_))));
-        assert!(matches!(parse::<International>("W:W31:W32"), Err(FenError::DuplicateSection(_))));
-        assert!(matches!(parse::<International>("W:W31:B31"), Err(FenError::Position(_))));
-        assert!(matches!(parse::<International>("W:W3:B31"), Err(FenError::Position(_))));
-        assert!(matches!(parse::<International>("W:Q3"), Err(FenError::Section(_))));
+        assert!(matches!(
+            parse::<International>("X:W31:B1"),
+            Err(FenError::Side(_))
+        ));
+        assert!(matches!(
+            parse::<International>("W:W51:B1"),
+            Err(FenError::Square(_))
+        ));
+        assert!(matches!(
+            parse::<International>("W:W40-31:B1"),
+            Err(FenError::Range(_))
+        ));
+        assert!(matches!(
+            parse::<International>("W:W31:W32"),
+            Err(FenError::DuplicateSection(_))
+        ));
+        assert!(matches!(
+            parse::<International>("W:W31:B31"),
+            Err(FenError::Position(_))
+        ));
+        assert!(matches!(
+            parse::<International>("W:W3:B31"),
+            Err(FenError::Position(_))
+        ));
+        assert!(matches!(
+            parse::<International>("W:Q3"),
+            Err(FenError::Section(_))
+        ));
     }
 }

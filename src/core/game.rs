@@ -147,10 +147,13 @@ impl DrawClocks {
                 None => None,
             }
         };
-        let both_kings =
-            after.kings(Color::White).any() && after.kings(Color::Black).any();
+        let both_kings = after.kings(Color::White).any() && after.kings(Color::Black).any();
         DrawClocks {
-            reversible: if m.is_king_move() && !m.is_capture() { self.reversible + 1 } else { 0 },
+            reversible: if m.is_king_move() && !m.is_capture() {
+                self.reversible + 1
+            } else {
+                0
+            },
             long_endgame: tick(self.long_endgame, Ending::Long),
             short_endgame: tick(self.short_endgame, Ending::Short),
             unchanged_material: if both_kings && !m.is_capture() && !m.is_promotion() {
@@ -282,7 +285,11 @@ impl<V: Variant> Game<V> {
         let next = pos.make(&m);
         let clocks = self.clocks().after(&m, &next);
         let n = self.positions.len();
-        let rev = if m.is_irreversible() { n } else { *self.reversible_from.last().expect("non-empty") };
+        let rev = if m.is_irreversible() {
+            n
+        } else {
+            *self.reversible_from.last().expect("non-empty")
+        };
         self.moves.push(m);
         self.positions.push(next);
         self.clocks.push(clocks);
@@ -309,7 +316,10 @@ impl<V: Variant> Game<V> {
     pub fn repetitions(&self) -> usize {
         let from = *self.reversible_from.last().expect("non-empty");
         let h = self.position().hash();
-        self.positions[from..].iter().filter(|p| p.hash() == h).count()
+        self.positions[from..]
+            .iter()
+            .filter(|p| p.hash() == h)
+            .count()
     }
 
     /// The result by the rules in the current position.

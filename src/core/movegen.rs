@@ -96,15 +96,19 @@ impl<V: Variant> CaptureSink<V> for ListSink<'_, V> {
                 self.list.clear();
             }
         }
+        // Two paths of a man can only take the same pieces between the same squares when they
+        // go round a loop of at least four captures; kings can do so far more easily.
         let (f, t) = (from as u8, to as u8);
-        if self
-            .list
-            .iter()
-            .any(|m| m.captured.0 == captured && m.to == t && m.from == f)
+        if (captured.count_ones() >= 4 || flags.contains(MoveFlags::KING) || V::PROMOTE_MID_CAPTURE)
+            && self
+                .list
+                .iter()
+                .any(|m| m.captured.0 == captured && m.to == t && m.from == f)
         {
             return;
         }
-        self.list.push(Move::new(from, to, Bitboard(captured), flags));
+        self.list
+            .push(Move::new(from, to, Bitboard(captured), flags));
     }
 }
 
@@ -167,35 +171,38 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
         self.empty &= !(1u64 << from);
     }
 
+    /// Tries the jump of a man on `cur` in direction `d`; returns whether there was one.
+    #[inline(always)]
+    fn man_jump(&mut self, cur: u64, captured: u64, color: Color, d: usize) -> bool {
+        let over = step::<V>(cur, d) & self.opp & !captured;
+        if over == 0 {
+            return false;
+        }
+        let land = step::<V>(over, d) & self.empty;
+        if land == 0 {
+            return false;
+        }
+        let lb = land.trailing_zeros();
+        self.push(lb);
+        if V::PROMOTE_MID_CAPTURE && land & V::promotion_row(color).0 != 0 {
+            self.king(lb, captured | over, d, true);
+        } else {
+            self.man(lb, captured | over, color);
+        }
+        self.pop();
+        true
+    }
+
     fn man(&mut self, cur: u32, captured: u64, color: Color) {
         let curb = 1u64 << cur;
         let mut any = false;
-        let dirs: &[usize] = if V::MEN_CAPTURE_BACKWARD {
-            &[UP_LEFT, UP_RIGHT, DOWN_LEFT, DOWN_RIGHT]
-        } else {
-            match color {
-                Color::White => &[UP_LEFT, UP_RIGHT],
-                Color::Black => &[DOWN_LEFT, DOWN_RIGHT],
-            }
-        };
-        for &d in dirs {
-            let over = step::<V>(curb, d) & self.opp & !captured;
-            if over == 0 {
-                continue;
-            }
-            let land = step::<V>(over, d) & self.empty;
-            if land == 0 {
-                continue;
-            }
-            any = true;
-            let lb = land.trailing_zeros();
-            self.push(lb);
-            if V::PROMOTE_MID_CAPTURE && land & V::promotion_row(color).0 != 0 {
-                self.king(lb, captured | over, d, true);
-            } else {
-                self.man(lb, captured | over, color);
-            }
-            self.pop();
+        if V::MEN_CAPTURE_BACKWARD || color == Color::White {
+            any |= self.man_jump(curb, captured, color, UP_LEFT);
+            any |= self.man_jump(curb, captured, color, UP_RIGHT);
+        }
+        if V::MEN_CAPTURE_BACKWARD || color == Color::Black {
+            any |= self.man_jump(curb, captured, color, DOWN_LEFT);
+            any |= self.man_jump(curb, captured, color, DOWN_RIGHT);
         }
         if !any && captured != 0 {
             let flags = if curb & V::promotion_row(color).0 != 0 {
@@ -264,7 +271,11 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
             }
         }
         if !any && captured != 0 {
-            let flags = if promoted { MoveFlags::PROMOTION } else { MoveFlags::KING };
+            let flags = if promoted {
+                MoveFlags::PROMOTION
+            } else {
+                MoveFlags::KING
+            };
             let path = &self.path[..self.len];
             self.sink.found(self.from, cur, captured, flags, path);
         }
@@ -284,7 +295,8 @@ impl<V: Variant, S: CaptureSink<V>> CaptureSearch<'_, V, S> {
                 continue;
             }
             let b = nearest(blockers, d);
-            if (1u64 << b) & self.opp & !captured != 0 && step::<V>(1u64 << b, d) & self.empty != 0 {
+            if (1u64 << b) & self.opp & !captured != 0 && step::<V>(1u64 << b, d) & self.empty != 0
+            {
                 return true;
             }
         }
@@ -441,7 +453,8 @@ pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
     let empty = pos.empty().0;
     let men = pos.men(us).0;
     let [d0, d1] = forward(us);
-    let mut n = (step::<V>(men, d0) & empty).count_ones() + (step::<V>(men, d1) & empty).count_ones();
+    let mut n =
+        (step::<V>(men, d0) & empty).count_ones() + (step::<V>(men, d1) & empty).count_ones();
     let kings = pos.kings(us).0;
     if kings != 0 {
         for d in 0..4 {

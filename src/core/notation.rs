@@ -81,7 +81,12 @@ pub fn capture_paths<V: Variant>(pos: &Position<V>) -> Vec<(Move<V>, Vec<Square>
     }
     let mut sink = PathSink { paths: Vec::new() };
     search_captures::<V, _>(pos, &mut sink);
-    let best = sink.paths.iter().map(|p| p.2.count_ones()).max().unwrap_or(0);
+    let best = sink
+        .paths
+        .iter()
+        .map(|p| p.2.count_ones())
+        .max()
+        .unwrap_or(0);
     sink.paths
         .into_iter()
         .filter(|p| V::CAPTURE_RULE == CaptureRule::Free || p.2.count_ones() == best)
@@ -89,7 +94,10 @@ pub fn capture_paths<V: Variant>(pos: &Position<V>) -> Vec<(Move<V>, Vec<Square>
             let mut sq = vec![V::square(from)];
             sq.extend(landings.iter().map(|&b| V::square(b as u32)));
             debug_assert_eq!(*sq.last().unwrap(), V::square(to));
-            (Move::new(from, to, crate::core::bitboard::Bitboard(cap), flags), sq)
+            (
+                Move::new(from, to, crate::core::bitboard::Bitboard(cap), flags),
+                sq,
+            )
         })
         .collect()
 }
@@ -200,7 +208,11 @@ fn tokens<V: Variant>(text: &str) -> Result<(Vec<Square>, bool), MoveError> {
     Ok((squares, capture))
 }
 
-fn pick<V: Variant>(pos: &Position<V>, text: &str, found: Vec<Move<V>>) -> Result<Move<V>, MoveError> {
+fn pick<V: Variant>(
+    pos: &Position<V>,
+    text: &str,
+    found: Vec<Move<V>>,
+) -> Result<Move<V>, MoveError> {
     let mut unique: Vec<Move<V>> = Vec::new();
     for m in found {
         if !unique.iter().any(|u| same_move(u, &m)) {
@@ -212,7 +224,10 @@ fn pick<V: Variant>(pos: &Position<V>, text: &str, found: Vec<Move<V>>) -> Resul
         1 => Ok(unique[0]),
         _ => Err(MoveError::Ambiguous {
             text: text.trim().to_string(),
-            candidates: unique.iter().map(|m| join_path(&full_path(pos, m), 'x')).collect(),
+            candidates: unique
+                .iter()
+                .map(|m| join_path(&full_path(pos, m), 'x'))
+                .collect(),
         }),
     }
 }
@@ -228,13 +243,14 @@ pub fn parse_hub<V: Variant>(pos: &Position<V>, text: &str) -> Result<Move<V>, M
         .iter()
         .filter(|m| m.from() == from && m.to() == to)
         .filter(|m| {
-            cap.is_empty() || (m.capture_count() as usize == cap.len() && {
-                let mut c: Vec<Square> = m.captured_squares().collect();
-                let mut g = cap.clone();
-                c.sort();
-                g.sort();
-                c == g
-            })
+            cap.is_empty()
+                || (m.capture_count() as usize == cap.len() && {
+                    let mut c: Vec<Square> = m.captured_squares().collect();
+                    let mut g = cap.clone();
+                    c.sort();
+                    g.sort();
+                    c == g
+                })
         })
         .copied()
         .collect();
@@ -252,10 +268,18 @@ pub fn parse<V: Variant>(pos: &Position<V>, text: &str) -> Result<Move<V>, MoveE
     // short form, or a path whose intermediate squares lie on the move's path
     let (from, last) = (sq[0], sq[n - 1]);
     if n == 2 {
-        found.extend(legal.iter().filter(|m| m.from() == from && m.to() == last).copied());
+        found.extend(
+            legal
+                .iter()
+                .filter(|m| m.from() == from && m.to() == last)
+                .copied(),
+        );
     } else {
         for (m, path) in capture_paths(pos) {
-            if m.from() == from && m.to() == last && is_subsequence(&sq[1..n - 1], &path[1..path.len() - 1]) {
+            if m.from() == from
+                && m.to() == last
+                && is_subsequence(&sq[1..n - 1], &path[1..path.len() - 1])
+            {
                 found.push(m);
             }
         }
@@ -308,16 +332,25 @@ mod tests {
         let mut pdns: Vec<String> = l.iter().map(|m| pdn(&p, m)).collect();
         pdns.sort();
         assert_eq!(pdns, vec!["4x27x38x15", "4x31x42x15"]);
-        assert!(matches!(parse(&p, "4x15"), Err(MoveError::Ambiguous { .. })));
+        assert!(matches!(
+            parse(&p, "4x15"),
+            Err(MoveError::Ambiguous { .. })
+        ));
         assert_eq!(hub(&parse(&p, "4x27x38x15").unwrap()), "4x15x13x20x32");
         assert_eq!(hub(&parse(&p, "4x15x37x20x13").unwrap()), "4x15x13x20x37");
-        assert_eq!(hub(&parse_hub(&p, "4x15x37x13x20").unwrap()), "4x15x13x20x37");
+        assert_eq!(
+            hub(&parse_hub(&p, "4x15x37x13x20").unwrap()),
+            "4x15x13x20x37"
+        );
     }
 
     #[test]
     fn full_path_prefers_square_behind_captured_piece() {
         let p: Position<International> = fen::parse("W:WK47:B14,19,29,31,42").unwrap();
-        assert!(matches!(parse(&p, "47x36"), Err(MoveError::Ambiguous { .. })));
+        assert!(matches!(
+            parse(&p, "47x36"),
+            Err(MoveError::Ambiguous { .. })
+        ));
         let m = parse(&p, "47x33x24x13x36").unwrap();
         let path: Vec<u32> = full_path(&p, &m).iter().map(|s| s.number()).collect();
         assert_eq!(path, vec![47, 38, 24, 13, 36]);
@@ -329,7 +362,10 @@ mod tests {
         let p = Position::<International>::start();
         assert!(matches!(parse(&p, "32-26"), Err(MoveError::Illegal(_))));
         assert!(matches!(parse(&p, "32-99"), Err(MoveError::Square { .. })));
-        assert!(matches!(parse(&p, "hello"), Err(MoveError::Square { .. } | MoveError::Syntax(_))));
+        assert!(matches!(
+            parse(&p, "hello"),
+            Err(MoveError::Square { .. } | MoveError::Syntax(_))
+        ));
         assert!(matches!(parse(&p, "32-"), Err(MoveError::Syntax(_))));
         assert_eq!(hub(&parse(&p, "32-28").unwrap()), "32-28");
     }

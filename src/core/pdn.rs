@@ -59,14 +59,20 @@ impl PdnGame {
             None => Game::default(),
         };
         for (i, m) in self.moves.iter().enumerate() {
-            g.play_text(m).map_err(|error| PdnError::Move { number: i + 1, error })?;
+            g.play_text(m).map_err(|error| PdnError::Move {
+                number: i + 1,
+                error,
+            })?;
         }
         Ok(g)
     }
 }
 
 fn is_result(t: &str) -> bool {
-    matches!(t, "2-0" | "0-2" | "1-1" | "0-0" | "*" | "1-0" | "0-1" | "1/2-1/2")
+    matches!(
+        t,
+        "2-0" | "0-2" | "1-1" | "0-0" | "*" | "1-0" | "0-1" | "1/2-1/2"
+    )
 }
 
 fn is_move(t: &str) -> bool {
@@ -75,7 +81,9 @@ fn is_move(t: &str) -> bool {
         && parts.iter().all(|p| {
             !p.is_empty()
                 && (p.bytes().all(|b| b.is_ascii_digit())
-                    || (p.len() == 2 && p.as_bytes()[0].is_ascii_lowercase() && p.as_bytes()[1].is_ascii_digit()))
+                    || (p.len() == 2
+                        && p.as_bytes()[0].is_ascii_lowercase()
+                        && p.as_bytes()[1].is_ascii_digit()))
         })
 }
 
@@ -95,18 +103,24 @@ pub fn parse(text: &str) -> Result<Vec<PdnGame>, PdnError> {
             if !cur.moves.is_empty() || cur.result.is_some() {
                 games.push(std::mem::take(&mut cur));
             }
-            let end = chars[i..].iter().position(|&x| x == ']').ok_or_else(|| {
-                PdnError::Tag(chars[i..].iter().take(30).collect())
-            })?;
+            let end = chars[i..]
+                .iter()
+                .position(|&x| x == ']')
+                .ok_or_else(|| PdnError::Tag(chars[i..].iter().take(30).collect()))?;
             let body: String = chars[i + 1..i + end].iter().collect();
             let body = body.trim();
-            let (name, rest) = body.split_once(char::is_whitespace).ok_or_else(|| PdnError::Tag(body.to_string()))?;
+            let (name, rest) = body
+                .split_once(char::is_whitespace)
+                .ok_or_else(|| PdnError::Tag(body.to_string()))?;
             let value = rest.trim().trim_matches('"').to_string();
             cur.tags.push((name.to_string(), value));
             has_content = true;
             i += end + 1;
         } else if c == '{' {
-            let end = chars[i..].iter().position(|&x| x == '}').ok_or(PdnError::Unterminated("comment"))?;
+            let end = chars[i..]
+                .iter()
+                .position(|&x| x == '}')
+                .ok_or(PdnError::Unterminated("comment"))?;
             i += end + 1;
         } else if c == '%' && (i == 0 || chars[i - 1] == '\n') {
             while i < n && chars[i] != '\n' {
@@ -128,7 +142,10 @@ pub fn parse(text: &str) -> Result<Vec<PdnGame>, PdnError> {
                         }
                     }
                     '{' => {
-                        let end = chars[i..].iter().position(|&x| x == '}').ok_or(PdnError::Unterminated("comment"))?;
+                        let end = chars[i..]
+                            .iter()
+                            .position(|&x| x == '}')
+                            .ok_or(PdnError::Unterminated("comment"))?;
                         i += end;
                     }
                     _ => {}
@@ -238,7 +255,10 @@ mod tests {
         let text = "[Event \"t\"]\n[White \"a\"]\n1. 32-28 19-23 {a comment} 2. 28x19 14x23 (2... 13x24) 3. 37-32 $1 2-0\n\n[Event \"u\"]\n1.33-28 *";
         let games = parse(text).unwrap();
         assert_eq!(games.len(), 2);
-        assert_eq!(games[0].moves, vec!["32-28", "19-23", "28x19", "14x23", "37-32"]);
+        assert_eq!(
+            games[0].moves,
+            vec!["32-28", "19-23", "28x19", "14x23", "37-32"]
+        );
         assert_eq!(games[0].result.as_deref(), Some("2-0"));
         assert_eq!(games[0].tag("white"), Some("a"));
         assert_eq!(games[1].moves, vec!["33-28"]);

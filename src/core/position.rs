@@ -94,7 +94,12 @@ impl<V: Variant> Position<V> {
     }
 
     /// A position from its parts, trusting them (pieces of both colours must not overlap).
-    pub(crate) fn from_bitboards(white: Bitboard, black: Bitboard, kings: Bitboard, side: Color) -> Self {
+    pub(crate) fn from_bitboards(
+        white: Bitboard,
+        black: Bitboard,
+        kings: Bitboard,
+        side: Color,
+    ) -> Self {
         let mut p = Position {
             white,
             black,
@@ -122,7 +127,11 @@ impl<V: Variant> Position<V> {
             if piece.is_king() {
                 kings |= b;
             } else if (V::promotion_row(piece.color()) & b).any() {
-                let name = if piece.color() == Color::White { "white" } else { "black" };
+                let name = if piece.color() == Color::White {
+                    "white"
+                } else {
+                    "black"
+                };
                 return Err(PositionError::ManOnPromotionRow(name, sq.number()));
             }
         }
@@ -208,7 +217,11 @@ impl<V: Variant> Position<V> {
 
     /// The hash computed from scratch (the incremental one must always equal it).
     pub fn compute_hash(&self) -> u64 {
-        let mut h = if self.side == Color::Black { zobrist::BLACK_TO_MOVE } else { 0 };
+        let mut h = if self.side == Color::Black {
+            zobrist::BLACK_TO_MOVE
+        } else {
+            0
+        };
         for color in [Color::White, Color::Black] {
             for b in self.men(color).bits() {
                 h ^= zobrist::PIECE[Piece::zobrist_index(color, false)][b as usize];
@@ -225,46 +238,43 @@ impl<V: Variant> Position<V> {
     pub fn make(&self, m: &Move<V>) -> Self {
         let us = self.side;
         let them = us.opponent();
-        let from = Bitboard::from_bit(m.from as u32);
-        let to = Bitboard::from_bit(m.to as u32);
+        let (fb, tb) = ((m.from & 63) as usize, (m.to & 63) as usize);
+        let from = 1u64 << fb;
+        let to = 1u64 << tb;
         let king = m.is_king_move();
-        let mut h = self.hash ^ zobrist::BLACK_TO_MOVE;
-        h ^= zobrist::PIECE[Piece::zobrist_index(us, king)][m.from as usize];
-        h ^= zobrist::PIECE[Piece::zobrist_index(us, king || m.is_promotion())][m.to as usize];
-        let (mut own, mut opp) = match us {
-            Color::White => (self.white, self.black),
-            Color::Black => (self.black, self.white),
-        };
-        own = (own & !from) | to;
-        let mut kings = self.kings;
-        if king {
-            kings = (kings & !from) | to;
-        } else if m.is_promotion() {
-            kings |= to;
-        }
-        let cap = m.captured;
-        if cap.any() {
-            for b in (cap & !self.kings).bits() {
-                h ^= zobrist::PIECE[Piece::zobrist_index(them, false)][b as usize];
+        let crowned = king || m.is_promotion();
+        let cap = m.captured.0;
+        let mut h = self.hash
+            ^ zobrist::BLACK_TO_MOVE
+            ^ zobrist::PIECE[Piece::zobrist_index(us, king)][fb]
+            ^ zobrist::PIECE[Piece::zobrist_index(us, crowned)][tb];
+        let mut p = *self;
+        if cap != 0 {
+            let kings = self.kings.0;
+            let mut c = cap;
+            let (man_keys, king_keys) = (
+                &zobrist::PIECE[Piece::zobrist_index(them, false)],
+                &zobrist::PIECE[Piece::zobrist_index(them, true)],
+            );
+            while c != 0 {
+                let b = c.trailing_zeros() as usize;
+                c &= c - 1;
+                h ^= if kings >> b & 1 != 0 {
+                    king_keys[b]
+                } else {
+                    man_keys[b]
+                };
             }
-            for b in (cap & self.kings).bits() {
-                h ^= zobrist::PIECE[Piece::zobrist_index(them, true)][b as usize];
-            }
-            opp &= !cap;
-            kings &= !cap;
         }
-        let (white, black) = match us {
-            Color::White => (own, opp),
-            Color::Black => (opp, own),
+        let (own, opp) = match us {
+            Color::White => (&mut p.white, &mut p.black),
+            Color::Black => (&mut p.black, &mut p.white),
         };
-        let p = Position {
-            white,
-            black,
-            kings,
-            side: them,
-            hash: h,
-            _v: PhantomData,
-        };
+        own.0 = (own.0 & !from) | to;
+        opp.0 &= !cap;
+        p.kings.0 = (p.kings.0 & !from & !cap) | if crowned { to } else { 0 };
+        p.side = them;
+        p.hash = h;
         debug_assert_eq!(p.hash, p.compute_hash(), "incremental hash diverged");
         p
     }
@@ -304,7 +314,11 @@ impl<V: Variant> Position<V> {
         Self::from_board_string(s, ['W', 'Z'], ['w', 'z', 'W', 'Z', 'e'])
     }
 
-    fn from_board_string(s: &str, sides: [char; 2], pieces: [char; 5]) -> Result<Self, BoardStringError> {
+    fn from_board_string(
+        s: &str,
+        sides: [char; 2],
+        pieces: [char; 5],
+    ) -> Result<Self, BoardStringError> {
         let chars: Vec<char> = s.chars().collect();
         if chars.len() != 1 + V::SQUARES as usize {
             return Err(BoardStringError::Length {
@@ -369,7 +383,12 @@ impl<V: Variant> fmt::Display for Position<V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for row in 0..V::ROWS {
             for col in 0..2 * V::HALF {
-                let c = match crate::core::variant::geometry::at(V::HALF, V::ROWS, row as i32, col as i32) {
+                let c = match crate::core::variant::geometry::at(
+                    V::HALF,
+                    V::ROWS,
+                    row as i32,
+                    col as i32,
+                ) {
                     None => ' ',
                     Some(i) => match self.piece_at(Square::from_index(i as u8)) {
                         Some(Piece::WhiteMan) => 'o',
@@ -383,6 +402,14 @@ impl<V: Variant> fmt::Display for Position<V> {
             }
             writeln!(f)?;
         }
-        write!(f, "{} to move", if self.side == Color::White { "White" } else { "Black" })
+        write!(
+            f,
+            "{} to move",
+            if self.side == Color::White {
+                "White"
+            } else {
+                "Black"
+            }
+        )
     }
 }

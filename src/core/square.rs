@@ -13,7 +13,9 @@ pub struct Square(u8);
 impl Square {
     /// The square with the given 1-based number, if it is in `1..=squares`.
     pub fn from_number(number: u32, squares: u32) -> Option<Square> {
-        (1..=squares).contains(&number).then(|| Square((number - 1) as u8))
+        (1..=squares)
+            .contains(&number)
+            .then(|| Square((number - 1) as u8))
     }
 
     /// The square with the given 0-based index.

@@ -100,14 +100,18 @@ impl fmt::Display for VariantKind {
 
 /// A variant name that is not known.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown variant '{0}' (expected one of: international, normal, standard, brazilian, russian)")]
+#[error(
+    "unknown variant '{0}' (expected one of: international, normal, standard, brazilian, russian)"
+)]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for VariantKind {
     type Err = UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
-            "international" | "normal" | "standard" | "intl" | "fmjd" => Ok(VariantKind::International),
+            "international" | "normal" | "standard" | "intl" | "fmjd" => {
+                Ok(VariantKind::International)
+            }
             "brazilian" | "brazil" => Ok(VariantKind::Brazilian),
             "russian" | "shashki" => Ok(VariantKind::Russian),
             _ => Err(UnknownVariant(s.to_string())),
@@ -183,8 +187,11 @@ pub trait Variant:
     /// The row where black men are crowned.
     const BLACK_PROMOTION: Bitboard = Bitboard(geometry::row_mask(Self::HALF, Self::ROWS - 1));
     /// Squares holding white men at the start.
-    const WHITE_START: Bitboard =
-        Bitboard(geometry::rows_mask(Self::HALF, Self::ROWS - Self::START_ROWS, Self::ROWS));
+    const WHITE_START: Bitboard = Bitboard(geometry::rows_mask(
+        Self::HALF,
+        Self::ROWS - Self::START_ROWS,
+        Self::ROWS,
+    ));
     /// Squares holding black men at the start.
     const BLACK_START: Bitboard = Bitboard(geometry::rows_mask(Self::HALF, 0, Self::START_ROWS));
     /// Square index (0-based) to bit, 0xFF past the last square.
@@ -299,7 +306,11 @@ pub mod geometry {
         if row < 0 || col < 0 || row >= rows as i32 || col >= 2 * half as i32 {
             return None;
         }
-        let dark = if row % 2 == 0 { col % 2 == 1 } else { col % 2 == 0 };
+        let dark = if row % 2 == 0 {
+            col % 2 == 1
+        } else {
+            col % 2 == 0
+        };
         if !dark {
             return None;
         }

@@ -76,7 +76,13 @@ fn forward<V: Variant>(b: u64, color: Color) -> u64 {
 }
 
 /// One side's score (positive is good for `color`), without material scaling.
-fn side_score<V: Variant>(pos: &Position<V>, color: Color, w: &Weights, phase: i32, opp_has_king: bool) -> i32 {
+fn side_score<V: Variant>(
+    pos: &Position<V>,
+    color: Color,
+    w: &Weights,
+    phase: i32,
+    opp_has_king: bool,
+) -> i32 {
     let men = pos.men(color).0;
     let kings = pos.kings(color).0;
     let occ = pos.occupied().0;
@@ -95,7 +101,11 @@ fn side_score<V: Variant>(pos: &Position<V>, color: Color, w: &Weights, phase: i
         m &= m - 1;
         let row = V::ROW_OF[b as usize] as i32;
         let col = V::COL_OF[b as usize] as i32;
-        let adv = if color == Color::White { rows - 1 - row } else { row };
+        let adv = if color == Color::White {
+            rows - 1 - row
+        } else {
+            row
+        };
         s += adv * advance_w;
         if col >= 2 && col <= cols - 3 && adv >= 3 && adv <= rows - 4 {
             s += w.center;

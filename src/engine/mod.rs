@@ -225,7 +225,11 @@ impl Engine {
         if legal.is_empty() {
             return out;
         }
-        let level = if mode == Mode::Analyze { Level::EXPERT } else { self.options.level };
+        let level = if mode == Mode::Analyze {
+            Level::EXPERT
+        } else {
+            self.options.level
+        };
         if legal.len() == 1 && mode == Mode::Think {
             out.best = Some(legal[0]);
             out.pv = vec![legal[0]];
@@ -233,7 +237,10 @@ impl Engine {
             return out;
         }
         self.tt.new_search();
-        let mut max_depth = limits.depth.unwrap_or(MAX_PLY as u32 - 8).clamp(1, MAX_PLY as u32 - 8);
+        let mut max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as u32 - 8)
+            .clamp(1, MAX_PLY as u32 - 8);
         if let Some(d) = level.max_depth() {
             max_depth = max_depth.min(d);
         }
@@ -349,7 +356,13 @@ impl Engine {
                 if mode != Mode::Analyze && s.abs() > MATE_BOUND && depth > (MATE - s.abs()) + 2 {
                     break;
                 }
-                let factor = if changed && depth > 4 { 1.5 } else if stable >= 3 { 0.6 } else { 1.0 };
+                let factor = if changed && depth > 4 {
+                    1.5
+                } else if stable >= 3 {
+                    0.6
+                } else {
+                    1.0
+                };
                 if clock.soft_expired(factor) {
                     break;
                 }
@@ -383,7 +396,13 @@ impl Engine {
     /// Chooses a weaker move for the lower levels: every legal move is scored by a short search,
     /// and one is drawn among those not worse than the level's allowed loss, the better ones being
     /// likelier.
-    fn weaken<V: Variant>(&mut self, game: &Game<V>, out: &mut Outcome<V>, level: Level, depth: u32) {
+    fn weaken<V: Variant>(
+        &mut self,
+        game: &Game<V>,
+        out: &mut Outcome<V>,
+        level: Level,
+        depth: u32,
+    ) {
         let pos = *game.position();
         let legal = movegen::legal_moves(&pos);
         if legal.len() < 2 {

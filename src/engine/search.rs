@@ -139,7 +139,9 @@ impl<'a, V: Variant> Worker<'a, V> {
     }
 
     fn flush_nodes(&mut self) {
-        self.shared.nodes.fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.shared
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
         self.flushed = self.nodes;
     }
 
@@ -335,7 +337,16 @@ impl<'a, V: Variant> Worker<'a, V> {
             let quiet = !m.is_capture() && !m.is_promotion();
             let mut score;
             if i == 0 {
-                score = -self.search_node(&child, child_clocks, -beta, -alpha, new_depth, ply + 1, pv_node, None);
+                score = -self.search_node(
+                    &child,
+                    child_clocks,
+                    -beta,
+                    -alpha,
+                    new_depth,
+                    ply + 1,
+                    pv_node,
+                    None,
+                );
             } else {
                 let mut r = 0;
                 if depth >= 3 && i >= 3 && quiet && !forced_capture {
@@ -345,12 +356,39 @@ impl<'a, V: Variant> Worker<'a, V> {
                     }
                     r = r.min(new_depth - 1).max(0);
                 }
-                score = -self.search_node(&child, child_clocks, -alpha - 1, -alpha, new_depth - r, ply + 1, false, None);
+                score = -self.search_node(
+                    &child,
+                    child_clocks,
+                    -alpha - 1,
+                    -alpha,
+                    new_depth - r,
+                    ply + 1,
+                    false,
+                    None,
+                );
                 if score > alpha && r > 0 {
-                    score = -self.search_node(&child, child_clocks, -alpha - 1, -alpha, new_depth, ply + 1, false, None);
+                    score = -self.search_node(
+                        &child,
+                        child_clocks,
+                        -alpha - 1,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        false,
+                        None,
+                    );
                 }
                 if score > alpha && score < beta && pv_node {
-                    score = -self.search_node(&child, child_clocks, -beta, -alpha, new_depth, ply + 1, true, None);
+                    score = -self.search_node(
+                        &child,
+                        child_clocks,
+                        -beta,
+                        -alpha,
+                        new_depth,
+                        ply + 1,
+                        true,
+                        None,
+                    );
                 }
             }
             self.line.pop();

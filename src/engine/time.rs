@@ -139,7 +139,11 @@ fn budget(l: &Limits) -> (Option<f64>, Option<f64>) {
         let mtg = l.moves_to_go.unwrap_or(30).clamp(1, 50) as f64;
         let usable = (left - SAFETY).max(0.0);
         let per_move = usable / mtg + l.inc * 0.8;
-        let hard_cap = if l.moves_to_go == Some(1) { usable * 0.9 } else { usable * 0.4 };
+        let hard_cap = if l.moves_to_go == Some(1) {
+            usable * 0.9
+        } else {
+            usable * 0.4
+        };
         let hard = (per_move * 4.0).min(hard_cap).max(0.005);
         let soft = (per_move * 0.7).min(hard);
         return (Some(soft), Some(hard));

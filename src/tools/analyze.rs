@@ -40,11 +40,22 @@ pub fn info_line<V: Variant>(pos: &Position<V>, info: &Info<V>) -> String {
 }
 
 /// Analyses the game's current position, writing iteration lines and `bestmove=` to `out`.
-pub fn position<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits, out: &mut dyn FnMut(&str)) {
+pub fn position<V: Variant>(
+    engine: &mut Engine,
+    game: &Game<V>,
+    limits: &Limits,
+    out: &mut dyn FnMut(&str),
+) {
     let pos = *game.position();
-    let result = engine.search(game, limits, Mode::Analyze, &SearchHandle::new(), &mut |info| {
-        out(&info_line(&pos, info));
-    });
+    let result = engine.search(
+        game,
+        limits,
+        Mode::Analyze,
+        &SearchHandle::new(),
+        &mut |info| {
+            out(&info_line(&pos, info));
+        },
+    );
     match result.best {
         Some(m) => {
             let mut s = format!("bestmove={}", notation::pdn(&pos, &m));
@@ -79,13 +90,25 @@ pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) ->
     let mut reports = Vec::new();
     for m in game.moves() {
         let pos = *replay.position();
-        let best = engine.search(&replay, limits, Mode::Analyze, &SearchHandle::new(), &mut |_| {});
+        let best = engine.search(
+            &replay,
+            limits,
+            Mode::Analyze,
+            &SearchHandle::new(),
+            &mut |_| {},
+        );
         let best_move = best.best.unwrap_or(*m);
         let _ = replay.play(*m);
         let played_score = if Some(*m) == best.best {
             best.score
         } else {
-            let after = engine.search(&replay, limits, Mode::Analyze, &SearchHandle::new(), &mut |_| {});
+            let after = engine.search(
+                &replay,
+                limits,
+                Mode::Analyze,
+                &SearchHandle::new(),
+                &mut |_| {},
+            );
             if after.best.is_none() {
                 // the opponent has no move: the played move wins
                 crate::engine::search::MATE - 1
@@ -129,7 +152,11 @@ pub fn report_text<V: Variant>(game: &Game<V>, reports: &[MoveReport]) -> String
 }
 
 /// The game as PDN with a comment on every move (score, preferred move, blunder mark).
-pub fn report_pdn<V: Variant>(game: &Game<V>, tags: &[(String, String)], reports: &[MoveReport]) -> String {
+pub fn report_pdn<V: Variant>(
+    game: &Game<V>,
+    tags: &[(String, String)],
+    reports: &[MoveReport],
+) -> String {
     let comments: Vec<Option<String>> = reports
         .iter()
         .map(|r| {

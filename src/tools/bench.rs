@@ -87,7 +87,13 @@ pub fn run(depth: u32) -> BenchResult {
             tt_mib: 16,
             ..Options::default()
         });
-        let out = engine.search(&game, &Limits::depth(depth), Mode::Analyze, &SearchHandle::new(), &mut |_| {});
+        let out = engine.search(
+            &game,
+            &Limits::depth(depth),
+            Mode::Analyze,
+            &SearchHandle::new(),
+            &mut |_| {},
+        );
         per_position.push(out.nodes);
     }
     let seconds = start.elapsed().as_secs_f64();

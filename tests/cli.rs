@@ -1,0 +1,287 @@
+//! The `damast` binary: `moves` and `perft` output, and bad input (exit code 2, one line on
+//! stderr naming the problem).
+
+use std::process::{Command, Output};
+
+fn damast(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_damast"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run the damast binary")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs a command that must succeed and returns its stdout lines.
+fn ok_lines(args: &[&str]) -> Vec<String> {
+    let o = damast(args);
+    assert!(
+        o.status.success(),
+        "damast {args:?} failed ({:?}): {}",
+        o.status,
+        stderr(&o)
+    );
+    stdout(&o).lines().map(str::to_string).collect()
+}
+
+/// Splits `moves` output into (hub, pdn) pairs, sorted.
+fn move_pairs(lines: &[String]) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = lines
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 2, "line '{l}' is not '<hub> <pdn>'");
+            (f[0].to_string(), f[1].to_string())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn is_quiet_text(t: &str) -> bool {
+    let p: Vec<&str> = t.split('-').collect();
+    p.len() == 2
+        && p.iter()
+            .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[test]
+fn moves_start_position() {
+    let lines = ok_lines(&["moves"]);
+    assert_eq!(lines.len(), 9, "{lines:?}");
+    let pairs = move_pairs(&lines);
+    for (hub, pdn) in &pairs {
+        assert!(is_quiet_text(hub), "hub form '{hub}'");
+        assert_eq!(hub, pdn, "a quiet move has one form");
+    }
+    let hubs: Vec<&str> = pairs.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(
+        hubs,
+        ["31-26", "31-27", "32-27", "32-28", "33-28", "33-29", "34-29", "34-30", "35-30"]
+    );
+    // the default is international, so naming it gives the same output
+    let named = ok_lines(&[
+        "moves",
+        "--variant",
+        "international",
+        "--fen",
+        "W:W31-50:B1-20",
+    ]);
+    assert_eq!(move_pairs(&named), pairs);
+}
+
+#[test]
+fn moves_capture_lists_captured_squares() {
+    let lines = ok_lines(&["moves", "--fen", "W:W28:B23,33"]);
+    assert_eq!(
+        move_pairs(&lines),
+        [
+            ("28x19x23".to_string(), "28x19".to_string()),
+            ("28x39x33".to_string(), "28x39".to_string()),
+        ]
+    );
+    // multi-capture: captured squares in ascending order
+    let lines = ok_lines(&["moves", "--fen", "W:W15:B8,19,20"]);
+    assert_eq!(
+        move_pairs(&lines),
+        [("15x2x8x19x20".to_string(), "15x2".to_string())]
+    );
+}
+
+#[test]
+fn moves_ambiguous_capture_uses_full_path() {
+    let lines = ok_lines(&["moves", "--fen", "W:WK4:B13,32,37,20"]);
+    assert_eq!(
+        move_pairs(&lines),
+        [
+            ("4x15x13x20x32".to_string(), "4x27x38x15".to_string()),
+            ("4x15x13x20x37".to_string(), "4x31x42x15".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn moves_russian() {
+    let lines = ok_lines(&["moves", "--variant", "russian"]);
+    let pairs = move_pairs(&lines);
+    let hubs: Vec<&str> = pairs.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(
+        hubs,
+        ["21-17", "22-17", "22-18", "23-18", "23-19", "24-19", "24-20"]
+    );
+    // men capture backward, free choice; PDN may use ':' as the russian capture separator
+    let lines = ok_lines(&["moves", "--variant", "russian", "--fen", "W:W18:B22,15"]);
+    let pairs = move_pairs(&lines);
+    assert_eq!(pairs.len(), 2, "{pairs:?}");
+    assert_eq!(pairs[0].0, "18x11x15");
+    assert_eq!(pairs[1].0, "18x25x22");
+    assert_eq!(pairs[0].1.replace(':', "x"), "18x11");
+    assert_eq!(pairs[1].1.replace(':', "x"), "18x25");
+    // algebraic FEN on 8x8
+    let lines = ok_lines(&[
+        "moves",
+        "--variant",
+        "russian",
+        "--fen",
+        "W:WKd2:Bf6,c5,e5,e3",
+    ]);
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert!(lines.iter().all(|l| l.starts_with("26x")), "{lines:?}");
+}
+
+/// Reads `depth=D nodes=N time=S mnps=M` into (D, N).
+fn perft_line(l: &str) -> (u32, u64) {
+    let f: Vec<&str> = l.split_whitespace().collect();
+    assert_eq!(f.len(), 4, "perft line '{l}'");
+    let value = |i: usize, key: &str| -> String {
+        f[i].strip_prefix(key)
+            .unwrap_or_else(|| panic!("field {i} of '{l}' is not {key}..."))
+            .to_string()
+    };
+    let d = value(0, "depth=").parse().expect("depth");
+    let n = value(1, "nodes=").parse().expect("nodes");
+    value(2, "time=").parse::<f64>().expect("time");
+    value(3, "mnps=").parse::<f64>().expect("mnps");
+    (d, n)
+}
+
+#[test]
+fn perft_depth_3() {
+    let lines = ok_lines(&["perft", "--depth", "3"]);
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let got: Vec<(u32, u64)> = lines.iter().map(String::as_str).map(perft_line).collect();
+    assert_eq!(got, [(1, 9), (2, 81), (3, 658)]);
+    let lines = ok_lines(&["perft", "--depth", "3", "--threads", "2"]);
+    let got: Vec<(u32, u64)> = lines.iter().map(String::as_str).map(perft_line).collect();
+    assert_eq!(got, [(1, 9), (2, 81), (3, 658)]);
+}
+
+#[test]
+fn perft_divide_depth_2() {
+    let lines = ok_lines(&["perft", "--divide", "--depth", "2"]);
+    assert_eq!(lines.len(), 9 + 2, "{lines:?}");
+    let mut total = 0;
+    let mut moves = Vec::new();
+    for l in &lines[..9] {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        assert_eq!(f.len(), 2, "divide line '{l}'");
+        assert!(is_quiet_text(f[0]), "divide line '{l}'");
+        let n: u64 = f[1]
+            .strip_prefix("nodes=")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("divide line '{l}'"));
+        assert_eq!(n, 9, "each opening move leaves 9 replies: '{l}'");
+        total += n;
+        moves.push(f[0].to_string());
+    }
+    moves.sort();
+    moves.dedup();
+    assert_eq!(moves.len(), 9);
+    assert_eq!(total, 81);
+    let got: Vec<(u32, u64)> = lines[9..]
+        .iter()
+        .map(String::as_str)
+        .map(perft_line)
+        .collect();
+    assert_eq!(got, [(1, 9), (2, 81)]);
+}
+
+#[test]
+fn perft_russian_and_fen() {
+    let lines = ok_lines(&["perft", "--variant", "russian", "--depth", "3"]);
+    let got: Vec<(u32, u64)> = lines.iter().map(String::as_str).map(perft_line).collect();
+    assert_eq!(got, [(1, 7), (2, 49), (3, 302)]);
+    let fen = "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38";
+    let lines = ok_lines(&["perft", "--fen", fen, "--depth", "4"]);
+    let got: Vec<(u32, u64)> = lines.iter().map(String::as_str).map(perft_line).collect();
+    assert_eq!(got, [(1, 6), (2, 12), (3, 30), (4, 73)]);
+}
+
+/// A run that must fail with exit code 2 and one line on stderr mentioning each of `words`
+/// (case-insensitive).
+fn check_error(args: &[&str], words: &[&str]) -> Result<(), String> {
+    let o = damast(args);
+    let err = stderr(&o);
+    let mut problems = Vec::new();
+    if o.status.code() != Some(2) {
+        problems.push(format!("exit status {:?}, expected 2", o.status.code()));
+    }
+    let lines: Vec<&str> = err.trim_end().lines().collect();
+    if lines.len() != 1 {
+        problems.push(format!("{} lines on stderr, expected 1", lines.len()));
+    }
+    let lower = err.to_lowercase();
+    for w in words {
+        if !lower.contains(&w.to_lowercase()) {
+            problems.push(format!("stderr does not mention '{w}'"));
+        }
+    }
+    if !o.stdout.is_empty() {
+        problems.push(format!("unexpected stdout: {}", stdout(&o)));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "damast {args:?}: {}\n--- stderr ---\n{err}--------------",
+            problems.join("; ")
+        ))
+    }
+}
+
+fn check_errors(cases: &[(&[&str], &[&str])]) {
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|(args, words)| check_error(args, words).err())
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} bad inputs not reported as expected:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn bad_fen_is_reported() {
+    check_errors(&[
+        (&["moves", "--fen", "X:W31:B1"], &["fen"]),
+        (&["moves", "--fen", "W:W51:B1"], &["fen", "51"]),
+        (&["moves", "--fen", "W:W31:B31"], &["fen", "31"]),
+        (&["moves", "--fen", ""], &["fen"]),
+        (&["perft", "--fen", "W:W3:B31", "--depth", "1"], &["fen"]),
+        (
+            &["moves", "--variant", "russian", "--fen", "W:W33:B1"],
+            &["fen", "33"],
+        ),
+    ]);
+}
+
+#[test]
+fn bad_variant_is_reported() {
+    check_errors(&[
+        (&["moves", "--variant", "chess"], &["variant", "chess"]),
+        (
+            &["perft", "--variant", "frisian", "--depth", "1"],
+            &["variant", "frisian"],
+        ),
+    ]);
+}
+
+#[test]
+fn missing_or_bad_arguments_are_reported() {
+    check_errors(&[
+        (&["perft"], &["depth"]),
+        (&["moves", "--fen"], &["fen"]),
+        (&["perft", "--depth", "x"], &["depth"]),
+        (&["frobnicate"], &["frobnicate"]),
+    ]);
+}

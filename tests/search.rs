@@ -1,0 +1,180 @@
+//! Search tests: forced wins with their distance, draws by rule inside the tree, determinism of
+//! one thread, and move-time limits kept while the machine is busy.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use damast::core::{movegen, Game, GameResult, International};
+use damast::engine::search::{MATE, MATE_BOUND};
+use damast::engine::time::Limits;
+use damast::engine::{Engine, Mode, Options, Outcome, SearchHandle};
+
+fn search(game: &Game<International>, limits: Limits, threads: usize) -> Outcome<International> {
+    let mut e = Engine::new(Options {
+        threads,
+        tt_mib: 16,
+        ..Options::default()
+    });
+    e.search(
+        game,
+        &limits,
+        Mode::Analyze,
+        &SearchHandle::new(),
+        &mut |_| {},
+    )
+}
+
+/// Plays the principal variation and checks that it ends in a win for the root side after exactly
+/// the number of plies the score announces.
+fn assert_forced_win(fen: &str, plies: i32) {
+    let game = Game::<International>::from_fen(fen).unwrap();
+    let out = search(&game, Limits::depth(12), 1);
+    assert!(
+        out.score > MATE_BOUND,
+        "{fen}: no win found, score {}",
+        out.score
+    );
+    assert_eq!(MATE - out.score, plies, "{fen}: wrong distance");
+    let mut g = game.clone();
+    for m in &out.pv {
+        g.play(*m).unwrap();
+    }
+    assert_eq!(out.pv.len() as i32, plies, "{fen}: pv {:?}", out.pv);
+    assert_eq!(g.result(), GameResult::Win(game.position().side()), "{fen}");
+}
+
+#[test]
+fn finds_forced_wins_with_their_distance() {
+    assert_forced_win("W:W28,33:B19", 3);
+    assert_forced_win("W:WK46,36:B9,10", 5);
+    assert_forced_win("W:W32:B27", 1);
+}
+
+#[test]
+fn a_lost_position_is_scored_as_lost() {
+    // after 33-29 black must play into 28x19 and lose its last man
+    let game = Game::<International>::from_fen("B:W28,29:B19").unwrap();
+    let out = search(&game, Limits::depth(10), 1);
+    assert_eq!(out.score, -(MATE - 2), "score {}", out.score);
+}
+
+#[test]
+fn the_25_move_rule_is_seen_inside_the_search() {
+    // Four kings against one is a win by material, but after 49 plies of king moves any quiet
+    // move ends the game by the 25-move rule: the search must call it a draw.
+    let mut game = Game::<International>::from_fen("B:WK1,K2,K3,K4:BK46").unwrap();
+    let mut seen = std::collections::HashSet::new();
+    seen.insert(game.position().hash());
+    while game.clocks().reversible < 49 {
+        let legal = movegen::legal_moves(game.position());
+        let m = legal
+            .iter()
+            .find(|m| {
+                let next = game.position().make(m);
+                !m.is_capture() && !seen.contains(&next.hash()) && !movegen::has_capture(&next)
+            })
+            .copied()
+            .expect("a fresh quiet move");
+        game.play(m).unwrap();
+        seen.insert(game.position().hash());
+    }
+    assert_eq!(game.result(), GameResult::Ongoing);
+    assert!(!movegen::has_capture(game.position()));
+    let out = search(&game, Limits::depth(6), 1);
+    assert_eq!(out.score, 0, "the draw by the 25-move rule was not seen");
+    // the same material without the history is a clear win for White
+    let fresh = Game::<International>::new(*game.position());
+    let out = search(&fresh, Limits::depth(6), 1);
+    let white_to_move = fresh.position().side() == damast::core::Color::White;
+    assert!(
+        if white_to_move {
+            out.score > 300
+        } else {
+            out.score < -300
+        },
+        "score {}",
+        out.score
+    );
+}
+
+#[test]
+fn repetition_is_a_draw_in_the_search() {
+    // Kings shuffle: after 1-6 50-45 6-1 the black reply 45-50 repeats the start a second time
+    // on the board; the search must score lines that repeat as draws, so a lone king against a
+    // lone king stays at 0.
+    let mut game = Game::<International>::from_fen("W:WK1:BK50").unwrap();
+    for m in ["1-6", "50-45", "6-1"] {
+        game.play_text(m).unwrap();
+    }
+    let out = search(&game, Limits::depth(8), 1);
+    assert_eq!(out.score, 0);
+}
+
+#[test]
+fn one_thread_is_deterministic() {
+    let game = Game::<International>::from_fen("W:W31-50:B1-20").unwrap();
+    let a = search(&game, Limits::depth(9), 1);
+    let b = search(&game, Limits::depth(9), 1);
+    assert_eq!(a.nodes, b.nodes);
+    assert_eq!(a.best, b.best);
+    assert_eq!(a.score, b.score);
+}
+
+#[test]
+fn two_threads_find_a_legal_move() {
+    let game = Game::<International>::default();
+    let out = search(&game, Limits::depth(8), 2);
+    let legal = movegen::legal_moves(game.position());
+    assert!(legal.iter().any(|m| Some(*m) == out.best));
+}
+
+#[test]
+fn move_time_is_kept_while_the_machine_is_busy() {
+    let busy = Arc::new(AtomicBool::new(true));
+    let spinner = {
+        let busy = busy.clone();
+        std::thread::spawn(move || {
+            let mut x = 0u64;
+            while busy.load(Ordering::Relaxed) {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                std::hint::black_box(x);
+            }
+        })
+    };
+    let game = Game::<International>::default();
+    let mut worst = 0.0f64;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let out = search(&game, Limits::move_time(0.2), 1);
+        let took = t.elapsed().as_secs_f64();
+        worst = worst.max(took);
+        assert!(out.best.is_some());
+    }
+    busy.store(false, Ordering::Relaxed);
+    spinner.join().unwrap();
+    assert!(worst < 0.2 + 0.1, "a 0.2 s search took {worst:.3} s");
+}
+
+#[test]
+fn stop_ends_an_infinite_search_promptly() {
+    let game = Game::<International>::default();
+    let handle = SearchHandle::new();
+    let h2 = handle.clone();
+    let t = Instant::now();
+    let th = std::thread::spawn(move || {
+        let mut e = Engine::default();
+        let limits = Limits {
+            infinite: true,
+            ..Limits::default()
+        };
+        e.search(&game, &limits, Mode::Analyze, &h2, &mut |_| {})
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let asked = Instant::now();
+    handle.stop();
+    let out = th.join().unwrap();
+    assert!(asked.elapsed().as_secs_f64() < 0.1);
+    assert!(t.elapsed().as_secs_f64() >= 0.3);
+    assert!(out.best.is_some());
+}
