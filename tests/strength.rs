@@ -1,0 +1,98 @@
+//! Strength checks by playing games: Damast against a 1-ply material engine. The default test is a
+//! short match at low depth; the ignored one is the longer match reported in the issue notes
+//! (`cargo test --release --test strength -- --ignored --nocapture`).
+
+use damast::core::{movegen, Color, Game, GameResult, International, Move};
+use damast::engine::time::Limits;
+use damast::engine::{Engine, Mode, Options, SearchHandle};
+
+/// A deliberately weak opponent: plays the move that leaves it the most material after one ply,
+/// ties broken by a seeded random choice.
+fn material_move(game: &Game<International>, rng: &mut u64) -> Move<International> {
+    let pos = game.position();
+    let us = pos.side();
+    let legal = movegen::legal_moves(pos);
+    let value = |m: &Move<International>| {
+        let p = pos.make(m);
+        let v = |c: Color| p.men(c).count() as i32 + 3 * p.kings(c).count() as i32;
+        v(us) - v(us.opponent())
+    };
+    let best = legal.iter().map(value).max().unwrap();
+    let ties: Vec<_> = legal.iter().filter(|m| value(m) == best).collect();
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    *ties[(*rng % ties.len() as u64) as usize]
+}
+
+/// Plays one game; returns Damast's score (2 win, 1 draw, 0 loss).
+fn play(opening: &[&str], damast_white: bool, limits: &Limits, seed: u64) -> u32 {
+    let mut game = Game::<International>::default();
+    for m in opening {
+        game.play_text(m).unwrap();
+    }
+    let mut engine = Engine::new(Options {
+        tt_mib: 16,
+        ..Options::default()
+    });
+    let mut rng = seed | 1;
+    let damast = if damast_white { Color::White } else { Color::Black };
+    for _ in 0..300 {
+        match game.result() {
+            GameResult::Win(c) => return if c == damast { 2 } else { 0 },
+            GameResult::Draw(_) => return 1,
+            GameResult::Ongoing => {}
+        }
+        let m = if game.position().side() == damast {
+            let out = engine.search(&game, limits, Mode::Think, &SearchHandle::new(), &mut |_| {});
+            out.best.unwrap()
+        } else {
+            material_move(&game, &mut rng)
+        };
+        game.play(m).unwrap();
+    }
+    1
+}
+
+const OPENINGS: &[&[&str]] = &[
+    &["32-28", "19-23"],
+    &["33-29", "17-21"],
+    &["31-27", "20-24"],
+    &["34-30", "18-22"],
+    &["32-27", "16-21"],
+    &["35-30", "19-24"],
+    &["33-28", "18-23"],
+    &["31-26", "20-25"],
+    &["34-29", "17-22"],
+    &["32-28", "18-22"],
+];
+
+fn run(games_per_colour: usize, limits: Limits) -> (u32, u32, u32) {
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for (i, o) in OPENINGS.iter().cycle().take(games_per_colour).enumerate() {
+        for white in [true, false] {
+            match play(o, white, &limits, 0x9E37 + i as u64) {
+                2 => w += 1,
+                1 => d += 1,
+                _ => l += 1,
+            }
+        }
+    }
+    (w, d, l)
+}
+
+#[test]
+fn beats_a_one_ply_material_engine() {
+    let (w, d, l) = run(2, Limits::depth(4));
+    println!("damast depth 4 vs 1-ply material: +{w} ={d} -{l}");
+    assert_eq!(l, 0);
+    assert!(w >= 3, "+{w} ={d} -{l}");
+}
+
+#[test]
+#[ignore]
+fn match_against_one_ply_material_engine() {
+    let (w, d, l) = run(10, Limits::move_time(0.05));
+    println!("damast 50 ms/move vs 1-ply material, 20 games: +{w} ={d} -{l}");
+    assert!(w > 15);
+}
