@@ -93,9 +93,7 @@ fn ending<V: Variant>(pos: &Position<V>) -> Ending {
                 _ => Ending::None,
             },
             DrawRules::Fmjd64 => {
-                if n <= 2 {
-                    Ending::Short
-                } else if n == 3 && on_long_diagonal::<V>(pos, lone) {
+                if n <= 2 || (n == 3 && on_long_diagonal::<V>(pos, lone)) {
                     Ending::Short
                 } else if n == k && k >= 3 {
                     Ending::Long

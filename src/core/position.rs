@@ -281,15 +281,15 @@ impl<V: Variant> Position<V> {
 
     /// The Hub position string: the side to move then every square as `w b W B e`.
     pub fn to_hub(&self) -> String {
-        self.to_board_string(['W', 'B'], ['w', 'b', 'W', 'B', 'e'])
+        self.board_string(['W', 'B'], ['w', 'b', 'W', 'B', 'e'])
     }
 
     /// The DXP board: the side to move (`W`/`Z`) then every square as `w z W Z e`.
     pub fn to_dxp(&self) -> String {
-        self.to_board_string(['W', 'Z'], ['w', 'z', 'W', 'Z', 'e'])
+        self.board_string(['W', 'Z'], ['w', 'z', 'W', 'Z', 'e'])
     }
 
-    fn to_board_string(&self, sides: [char; 2], pieces: [char; 5]) -> String {
+    fn board_string(&self, sides: [char; 2], pieces: [char; 5]) -> String {
         let mut s = String::with_capacity(1 + V::SQUARES as usize);
         s.push(sides[self.side.index()]);
         for i in 0..V::SQUARES as u8 {

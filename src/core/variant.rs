@@ -297,7 +297,7 @@ pub mod geometry {
     pub const fn row_col(half: u32, i: u32) -> (i32, i32) {
         let row = i / half;
         let pos = i % half;
-        let col = if row % 2 == 0 { 2 * pos + 1 } else { 2 * pos };
+        let col = if row & 1 == 0 { 2 * pos + 1 } else { 2 * pos };
         (row as i32, col as i32)
     }
 
@@ -385,11 +385,8 @@ pub mod geometry {
                 let (r, c) = row_col(half, i);
                 let mut m = 0u64;
                 let mut k = 1;
-                loop {
-                    match at(half, rows, r + k * DELTAS[d].0, c + k * DELTAS[d].1) {
-                        Some(j) => m |= 1u64 << bit_of(half, j),
-                        None => break,
-                    }
+                while let Some(j) = at(half, rows, r + k * DELTAS[d].0, c + k * DELTAS[d].1) {
+                    m |= 1u64 << bit_of(half, j);
                     k += 1;
                 }
                 t[d][bit_of(half, i) as usize] = m;

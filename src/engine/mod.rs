@@ -52,7 +52,7 @@ impl Default for Options {
             threads: 1,
             tt_mib: 64,
             level: Level::EXPERT,
-            seed: 0x5EED_DA3A_57,
+            seed: 0x005E_EDDA_3A57,
         }
     }
 }

@@ -65,7 +65,7 @@ impl Tt {
 
     /// Size in MiB.
     pub fn size_mib(&self) -> usize {
-        self.slots.len() * 16 >> 20
+        (self.slots.len() * 16) >> 20
     }
 
     /// Forgets everything.
