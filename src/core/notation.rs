@@ -267,6 +267,17 @@ pub fn parse<V: Variant>(pos: &Position<V>, text: &str) -> Result<Move<V>, MoveE
     let mut found: Vec<Move<V>> = Vec::new();
     // short form, or a path whose intermediate squares lie on the move's path
     let (from, last) = (sq[0], sq[n - 1]);
+    // A text that is exactly one capture's whole path names that capture, even where a longer
+    // capture's path also passes through its squares (free capture choice allows both).
+    let paths = capture_paths(pos);
+    let exact: Vec<Move<V>> = paths
+        .iter()
+        .filter(|(_, p)| p[..] == sq[..])
+        .map(|(m, _)| *m)
+        .collect();
+    if !exact.is_empty() {
+        return pick(pos, text, exact);
+    }
     if n == 2 {
         found.extend(
             legal
@@ -275,12 +286,12 @@ pub fn parse<V: Variant>(pos: &Position<V>, text: &str) -> Result<Move<V>, MoveE
                 .copied(),
         );
     } else {
-        for (m, path) in capture_paths(pos) {
+        for (m, path) in &paths {
             if m.from() == from
                 && m.to() == last
                 && is_subsequence(&sq[1..n - 1], &path[1..path.len() - 1])
             {
-                found.push(m);
+                found.push(*m);
             }
         }
         // Hub form: from, to, then every captured square

@@ -1,0 +1,88 @@
+//! Interoperability: the legal moves printed by `damast moves` must equal those of the Python
+//! library pydraughts on a few hundred positions (tests/interop/pydraughts_moves.py).
+//!
+//! The interpreter is taken from `DAMAST_PYTHON` (default `python3`). It must be able to import
+//! pydraughts; `scripts/test.sh` creates `.venv` with it. Without it this test FAILS: it never passes
+//! without having compared anything.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const MIN_PASSED: u64 = 200;
+
+fn python() -> String {
+    std::env::var("DAMAST_PYTHON")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "python3".to_string())
+}
+
+/// Fails the test unless the interpreter runs and has pydraughts (not merely some other package
+/// called `draughts`).
+fn require_pydraughts(python: &str) {
+    let probe = "from draughts import Board\n\
+                 b = Board(variant='standard', fen='W:W31-50:B1-20')\n\
+                 m = b.legal_moves()\n\
+                 assert len(m) == 9 and m[0].board_move and hasattr(m[0], 'captures')\n";
+    let out = Command::new(python).args(["-c", probe]).output();
+    let problem = match out {
+        Err(e) => format!("cannot run the interpreter '{python}': {e}"),
+        Ok(o) if !o.status.success() => format!(
+            "the interpreter '{python}' cannot use pydraughts ({}):\n{}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Ok(_) => return,
+    };
+    panic!(
+        "{problem}\n\nThis test compares damast with pydraughts and needs a Python with pydraughts \
+         installed. Run `scripts/test.sh` (it creates .venv with pydraughts), or set DAMAST_PYTHON to an \
+         interpreter that has it (e.g. DAMAST_PYTHON=.venv/bin/python)."
+    );
+}
+
+/// Reads `N passed, M failed` from the last matching line of the script's output.
+fn summary(stdout: &str) -> Option<(u64, u64)> {
+    stdout.lines().rev().find_map(|line| {
+        let (p, f) = line.trim().split_once(" passed, ")?;
+        let f = f.strip_suffix(" failed")?;
+        Some((p.trim().parse().ok()?, f.trim().parse().ok()?))
+    })
+}
+
+#[test]
+fn legal_moves_match_pydraughts() {
+    let python = python();
+    require_pydraughts(&python);
+    let script: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "tests",
+        "interop",
+        "pydraughts_moves.py",
+    ]
+    .iter()
+    .collect();
+    let binary = env!("CARGO_BIN_EXE_damast");
+    let out = Command::new(&python)
+        .arg(&script)
+        .arg(binary)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {} with '{python}': {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report = format!("stdout:\n{stdout}\nstderr:\n{stderr}");
+    let (passed, failed) = summary(&stdout)
+        .unwrap_or_else(|| panic!("no `N passed, M failed` line in the script's output\n{report}"));
+    assert!(
+        out.status.success(),
+        "the script exited with {}: {failed} failed\n{report}",
+        out.status
+    );
+    assert_eq!(failed, 0, "damast and pydraughts disagree\n{report}");
+    assert!(
+        passed >= MIN_PASSED,
+        "only {passed} positions compared (expected at least {MIN_PASSED})\n{report}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    eprintln!("{}", lines[lines.len().saturating_sub(2)..].join("\n"));
+}

@@ -1,0 +1,813 @@
+//! Differential test of the move generator against a deliberately simple reference generator.
+//!
+//! The reference below is written independently of the library: a mailbox board (a 2-D array of
+//! cells indexed by row and column), its own square numbering, and a plain recursive capture search
+//! that walks the board square by square. It implements international draughts (10x10), brazilian
+//! (the same rules on 8x8) and russian (8x8, free choice of capture, a man reaching the far row
+//! during a capture is crowned at once and goes on capturing as a flying king).
+//!
+//! Both generators are run on positions reached by random play from the start position and on
+//! random placements of men and kings; their move sets, as sorted sets of
+//! (from, to, sorted captured squares), must be equal. The pseudo-random generator is a fixed
+//! SplitMix64, so every failure reproduces; the FEN of the first mismatching position is printed.
+//!
+//! `DAMAST_REF_SCALE=N` multiplies the number of positions (default 1) for a longer run.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use damast::core::{fen, movegen, Color, Piece, Position, Square, Variant};
+use damast::core::{Brazilian, International, Russian};
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic PRNG
+// ---------------------------------------------------------------------------------------------
+
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn next(&mut self) -> u64 {
+        // SplitMix64
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// Uniform in `lo..=hi`.
+    fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference generator
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Side {
+    White,
+    Black,
+}
+
+impl Side {
+    fn other(self) -> Side {
+        match self {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Cell {
+    Empty,
+    Man(Side),
+    King(Side),
+}
+
+impl Cell {
+    fn side(self) -> Option<Side> {
+        match self {
+            Cell::Empty => None,
+            Cell::Man(s) | Cell::King(s) => Some(s),
+        }
+    }
+}
+
+/// The rule switches the reference understands.
+#[derive(Clone, Copy, Debug)]
+struct Rules {
+    /// Board size: 10 or 8.
+    size: i32,
+    /// Whether a capture taking the most pieces must be chosen.
+    majority: bool,
+    /// Whether a man reaching the far row during a capture is crowned at once (russian).
+    promote_mid_capture: bool,
+}
+
+const INTERNATIONAL: Rules = Rules {
+    size: 10,
+    majority: true,
+    promote_mid_capture: false,
+};
+const BRAZILIAN: Rules = Rules {
+    size: 8,
+    majority: true,
+    promote_mid_capture: false,
+};
+const RUSSIAN: Rules = Rules {
+    size: 8,
+    majority: false,
+    promote_mid_capture: true,
+};
+
+/// The four diagonal directions as (row, col) steps; row 0 is the top row (Black's back row).
+const DIRS: [(i32, i32); 4] = [(-1, -1), (-1, 1), (1, -1), (1, 1)];
+
+/// A mailbox board: `cells[row][col]`, row 0 at the top (seen from White), col 0 at the left.
+#[derive(Clone)]
+struct Board {
+    rules: Rules,
+    cells: [[Cell; 10]; 10],
+    side: Side,
+}
+
+/// A reference move: 1-based from and to numbers, sorted captured numbers, and whether it crowns.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct RefMove {
+    from: u32,
+    to: u32,
+    captured: Vec<u32>,
+    promotes: bool,
+}
+
+impl Board {
+    fn empty(rules: Rules, side: Side) -> Board {
+        Board {
+            rules,
+            cells: [[Cell::Empty; 10]; 10],
+            side,
+        }
+    }
+
+    /// Squares per row.
+    fn half(&self) -> i32 {
+        self.rules.size / 2
+    }
+
+    /// Row and column of the 1-based square number: square 1 is the first dark square of the top
+    /// row, which is in column 1 (the top-left corner is light); odd rows (0-based) start in column 0.
+    fn coords(&self, number: u32) -> (i32, i32) {
+        let i = number as i32 - 1;
+        let row = i / self.half();
+        let k = i % self.half();
+        let col = if row % 2 == 0 { 2 * k + 1 } else { 2 * k };
+        (row, col)
+    }
+
+    /// The 1-based number of a dark square.
+    fn number(&self, row: i32, col: i32) -> u32 {
+        debug_assert!(self.dark(row, col));
+        (row * self.half() + col / 2 + 1) as u32
+    }
+
+    fn on_board(&self, row: i32, col: i32) -> bool {
+        row >= 0 && col >= 0 && row < self.rules.size && col < self.rules.size
+    }
+
+    fn dark(&self, row: i32, col: i32) -> bool {
+        (row + col) % 2 == 1
+    }
+
+    fn at(&self, row: i32, col: i32) -> Cell {
+        self.cells[row as usize][col as usize]
+    }
+
+    fn set(&mut self, row: i32, col: i32, c: Cell) {
+        self.cells[row as usize][col as usize] = c;
+    }
+
+    /// The row where a man of `side` is crowned.
+    fn far_row(&self, side: Side) -> i32 {
+        match side {
+            Side::White => 0,
+            Side::Black => self.rules.size - 1,
+        }
+    }
+
+    /// The row direction in which a man of `side` moves forward.
+    fn forward(side: Side) -> i32 {
+        match side {
+            Side::White => -1,
+            Side::Black => 1,
+        }
+    }
+
+    /// Every legal move of the side to move.
+    fn legal_moves(&self) -> Vec<RefMove> {
+        let mut captures: Vec<RefMove> = Vec::new();
+        for row in 0..self.rules.size {
+            for col in 0..self.rules.size {
+                if !self.dark(row, col) {
+                    continue;
+                }
+                let cell = self.at(row, col);
+                if cell.side() != Some(self.side) {
+                    continue;
+                }
+                let king = matches!(cell, Cell::King(_));
+                // The moving piece has left its square for the whole move.
+                let mut work = self.clone();
+                work.set(row, col, Cell::Empty);
+                let mut captured: Vec<(i32, i32)> = Vec::new();
+                work.capture_search(
+                    self.number(row, col),
+                    row,
+                    col,
+                    king,
+                    false,
+                    &mut captured,
+                    &mut captures,
+                );
+            }
+        }
+        if !captures.is_empty() {
+            if self.rules.majority {
+                let best = captures.iter().map(|m| m.captured.len()).max().unwrap();
+                captures.retain(|m| m.captured.len() == best);
+            }
+            captures.sort();
+            return captures;
+        }
+        let mut quiet = Vec::new();
+        for row in 0..self.rules.size {
+            for col in 0..self.rules.size {
+                if !self.dark(row, col) {
+                    continue;
+                }
+                let cell = self.at(row, col);
+                if cell.side() != Some(self.side) {
+                    continue;
+                }
+                let from = self.number(row, col);
+                match cell {
+                    Cell::Man(s) => {
+                        let r = row + Self::forward(s);
+                        for dc in [-1, 1] {
+                            let c = col + dc;
+                            if self.on_board(r, c) && self.at(r, c) == Cell::Empty {
+                                quiet.push(RefMove {
+                                    from,
+                                    to: self.number(r, c),
+                                    captured: Vec::new(),
+                                    promotes: r == self.far_row(s),
+                                });
+                            }
+                        }
+                    }
+                    Cell::King(_) => {
+                        for (dr, dc) in DIRS {
+                            let (mut r, mut c) = (row + dr, col + dc);
+                            while self.on_board(r, c) && self.at(r, c) == Cell::Empty {
+                                quiet.push(RefMove {
+                                    from,
+                                    to: self.number(r, c),
+                                    captured: Vec::new(),
+                                    promotes: false,
+                                });
+                                r += dr;
+                                c += dc;
+                            }
+                        }
+                    }
+                    Cell::Empty => unreachable!(),
+                }
+            }
+        }
+        quiet.sort();
+        quiet
+    }
+
+    /// Whether the square holds an enemy piece that has not been jumped yet in this move.
+    fn jumpable(&self, row: i32, col: i32, captured: &[(i32, i32)]) -> bool {
+        self.at(row, col).side() == Some(self.side.other()) && !captured.contains(&(row, col))
+    }
+
+    /// Whether a piece (a king if `king`) standing on (row, col) in the middle of a capture that
+    /// has taken `captured` can jump another piece.
+    fn can_capture_from(&self, row: i32, col: i32, king: bool, captured: &[(i32, i32)]) -> bool {
+        for (dr, dc) in DIRS {
+            let (mut r, mut c) = (row + dr, col + dc);
+            if king {
+                while self.on_board(r, c) && self.at(r, c) == Cell::Empty {
+                    r += dr;
+                    c += dc;
+                }
+            }
+            let (lr, lc) = (r + dr, c + dc);
+            if self.on_board(lr, lc)
+                && self.jumpable(r, c, captured)
+                && self.at(lr, lc) == Cell::Empty
+            {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Extends a capture whose piece now stands on (row, col) having taken `captured` (still on the
+    /// board). Records the move when it cannot go on.
+    #[allow(clippy::too_many_arguments)]
+    fn capture_search(
+        &self,
+        from: u32,
+        row: i32,
+        col: i32,
+        king: bool,
+        crowned: bool,
+        captured: &mut Vec<(i32, i32)>,
+        out: &mut Vec<RefMove>,
+    ) {
+        let mut continued = false;
+        for (dr, dc) in DIRS {
+            if king {
+                // Slide over empty squares to the first piece.
+                let (mut r, mut c) = (row + dr, col + dc);
+                while self.on_board(r, c) && self.at(r, c) == Cell::Empty {
+                    r += dr;
+                    c += dc;
+                }
+                if !self.on_board(r, c) || !self.jumpable(r, c, captured) {
+                    continue;
+                }
+                let (vr, vc) = (r, c);
+                // Land on any empty square beyond it; but the capture must go on while possible,
+                // so if from some of those squares the king can capture again, it must land on
+                // one of them.
+                let mut landings = Vec::new();
+                let (mut lr, mut lc) = (vr + dr, vc + dc);
+                while self.on_board(lr, lc) && self.at(lr, lc) == Cell::Empty {
+                    landings.push((lr, lc));
+                    lr += dr;
+                    lc += dc;
+                }
+                captured.push((vr, vc));
+                let going_on: Vec<(i32, i32)> = landings
+                    .iter()
+                    .copied()
+                    .filter(|&(r, c)| self.can_capture_from(r, c, true, captured))
+                    .collect();
+                if !going_on.is_empty() {
+                    landings = going_on;
+                }
+                for (lr, lc) in landings {
+                    continued = true;
+                    self.capture_search(from, lr, lc, true, crowned, captured, out);
+                }
+                captured.pop();
+            } else {
+                let (vr, vc) = (row + dr, col + dc);
+                let (lr, lc) = (row + 2 * dr, col + 2 * dc);
+                if !self.on_board(lr, lc)
+                    || !self.jumpable(vr, vc, captured)
+                    || self.at(lr, lc) != Cell::Empty
+                {
+                    continue;
+                }
+                continued = true;
+                captured.push((vr, vc));
+                let reaches_far_row = lr == self.far_row(self.side);
+                if self.rules.promote_mid_capture && reaches_far_row {
+                    self.capture_search(from, lr, lc, true, true, captured, out);
+                } else {
+                    self.capture_search(from, lr, lc, false, false, captured, out);
+                }
+                captured.pop();
+            }
+        }
+        if !continued && !captured.is_empty() {
+            let mut caps: Vec<u32> = captured.iter().map(|&(r, c)| self.number(r, c)).collect();
+            caps.sort();
+            let promotes = crowned || (!king && row == self.far_row(self.side));
+            let m = RefMove {
+                from,
+                to: self.number(row, col),
+                captured: caps,
+                promotes,
+            };
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison with the library
+// ---------------------------------------------------------------------------------------------
+
+fn to_board<V: Variant>(pos: &Position<V>, rules: Rules) -> Board {
+    assert_eq!(rules.size as u32, V::ROWS);
+    let side = match pos.side() {
+        Color::White => Side::White,
+        Color::Black => Side::Black,
+    };
+    let mut b = Board::empty(rules, side);
+    for n in 1..=V::SQUARES {
+        let sq = Square::from_number(n, V::SQUARES).unwrap();
+        let cell = match pos.piece_at(sq) {
+            None => Cell::Empty,
+            Some(Piece::WhiteMan) => Cell::Man(Side::White),
+            Some(Piece::BlackMan) => Cell::Man(Side::Black),
+            Some(Piece::WhiteKing) => Cell::King(Side::White),
+            Some(Piece::BlackKing) => Cell::King(Side::Black),
+        };
+        let (r, c) = b.coords(n);
+        b.set(r, c, cell);
+    }
+    b
+}
+
+type Key = (u32, u32, Vec<u32>);
+
+fn key_text(k: &Key) -> String {
+    let mut s = String::new();
+    if k.2.is_empty() {
+        let _ = write!(s, "{}-{}", k.0, k.1);
+    } else {
+        let _ = write!(s, "{}x{}", k.0, k.1);
+        for c in &k.2 {
+            let _ = write!(s, "x{c}");
+        }
+    }
+    s
+}
+
+fn keys_text<'a>(keys: impl Iterator<Item = &'a Key>) -> String {
+    keys.map(key_text).collect::<Vec<_>>().join(" ")
+}
+
+/// Compares the library with the reference on one position; returns a description of any
+/// disagreement.
+fn check<V: Variant>(pos: &Position<V>, rules: Rules) -> Option<String> {
+    let board = to_board(pos, rules);
+    let reference = board.legal_moves();
+    // Promotion flags the reference allows for each move (a move merged from several paths may in
+    // principle crown on one and not on another).
+    let mut expected: BTreeMap<Key, BTreeSet<bool>> = BTreeMap::new();
+    for m in &reference {
+        expected
+            .entry((m.from, m.to, m.captured.clone()))
+            .or_default()
+            .insert(m.promotes);
+    }
+    let list = movegen::legal_moves(pos);
+    let mut actual: BTreeSet<Key> = BTreeSet::new();
+    let mut duplicates = Vec::new();
+    let mut problems = Vec::new();
+    for m in list.iter() {
+        let k: Key = (
+            m.from().number(),
+            m.to().number(),
+            m.captured_squares().map(|s| s.number()).collect::<Vec<_>>(),
+        );
+        let mut sorted = k.2.clone();
+        sorted.sort();
+        if sorted != k.2 {
+            problems.push(format!(
+                "captured squares not ascending in {}",
+                key_text(&k)
+            ));
+        }
+        if m.is_capture() != !k.2.is_empty() {
+            problems.push(format!("is_capture() wrong for {}", key_text(&k)));
+        }
+        if let Some(flags) = expected.get(&k) {
+            if !flags.contains(&m.is_promotion()) {
+                problems.push(format!(
+                    "is_promotion() = {} for {}, reference says {:?}",
+                    m.is_promotion(),
+                    key_text(&k),
+                    flags
+                ));
+            }
+        }
+        if !actual.insert(k.clone()) {
+            duplicates.push(k.clone());
+        }
+        // The position after the move: mover on `to` (crowned if it promotes), captured pieces
+        // gone, everything else unchanged, the other side to move.
+        let after = pos.make(m);
+        let mover = pos.piece_at(m.from()).expect("no piece on the from square");
+        let moved = Piece::new(mover.color(), mover.is_king() || m.is_promotion());
+        if after.side() != pos.side().opponent() {
+            problems.push(format!("side to move not switched after {}", key_text(&k)));
+        }
+        if after.hash() != after.compute_hash() {
+            problems.push(format!("incremental hash wrong after {}", key_text(&k)));
+        }
+        for n in 1..=V::SQUARES {
+            let sq = Square::from_number(n, V::SQUARES).unwrap();
+            let want = if n == k.1 {
+                Some(moved)
+            } else if n == k.0 || k.2.contains(&n) {
+                None
+            } else {
+                pos.piece_at(sq)
+            };
+            if after.piece_at(sq) != want {
+                problems.push(format!(
+                    "after {}: square {} holds {:?}, expected {:?}",
+                    key_text(&k),
+                    n,
+                    after.piece_at(sq),
+                    want
+                ));
+                break;
+            }
+        }
+    }
+    let exp_keys: BTreeSet<Key> = expected.keys().cloned().collect();
+    if exp_keys == actual && duplicates.is_empty() && problems.is_empty() {
+        return None;
+    }
+    let mut s = String::new();
+    let _ = writeln!(s, "variant {:?}, FEN {}", V::KIND, fen::write(pos));
+    let _ = writeln!(s, "{pos}");
+    if exp_keys != actual {
+        let _ = writeln!(s, "  expected (reference): {}", keys_text(exp_keys.iter()));
+        let _ = writeln!(s, "  actual (library):     {}", keys_text(actual.iter()));
+        let _ = writeln!(
+            s,
+            "  missing in library:   {}",
+            keys_text(exp_keys.difference(&actual))
+        );
+        let _ = writeln!(
+            s,
+            "  extra in library:     {}",
+            keys_text(actual.difference(&exp_keys))
+        );
+    }
+    if !duplicates.is_empty() {
+        let _ = writeln!(
+            s,
+            "  listed twice by the library: {}",
+            keys_text(duplicates.iter())
+        );
+    }
+    for p in problems {
+        let _ = writeln!(s, "  {p}");
+    }
+    Some(s)
+}
+
+/// Counts of a run, and the first failures.
+#[derive(Default)]
+struct Report {
+    positions: usize,
+    with_kings: usize,
+    captures: usize,
+    failures: Vec<String>,
+    failed: usize,
+}
+
+impl Report {
+    fn record<V: Variant>(&mut self, pos: &Position<V>, rules: Rules) {
+        self.positions += 1;
+        if pos.all_kings().any() {
+            self.with_kings += 1;
+        }
+        if movegen::has_capture(pos) {
+            self.captures += 1;
+        }
+        if let Some(f) = check(pos, rules) {
+            self.failed += 1;
+            if self.failures.len() < 5 {
+                self.failures.push(f);
+            }
+        }
+    }
+
+    fn finish(&self, name: &str) {
+        eprintln!(
+            "{name}: {} positions ({} with kings, {} with captures), {} mismatches",
+            self.positions, self.with_kings, self.captures, self.failed
+        );
+        if self.failed > 0 {
+            panic!(
+                "{name}: the library disagrees with the reference on {} of {} positions; first mismatch(es):\n{}",
+                self.failed,
+                self.positions,
+                self.failures.join("\n")
+            );
+        }
+    }
+}
+
+fn scale() -> usize {
+    std::env::var("DAMAST_REF_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// Plays random games from the start position and checks every position on the way.
+fn random_games<V: Variant>(
+    rules: Rules,
+    seed: u64,
+    games: usize,
+    max_plies: usize,
+    report: &mut Report,
+) {
+    let mut rng = Rng::new(seed);
+    for _ in 0..games {
+        let mut pos = Position::<V>::start();
+        for _ in 0..max_plies {
+            report.record(&pos, rules);
+            let list = movegen::legal_moves(&pos);
+            if list.is_empty() {
+                break;
+            }
+            let m = list[rng.below(list.len())];
+            pos = pos.make(&m);
+        }
+    }
+}
+
+/// A random placement of men and kings of both sides, or None if it is not a valid position.
+fn random_placement<V: Variant>(rng: &mut Rng) -> Option<Position<V>> {
+    let n = V::SQUARES as usize;
+    let mut squares: Vec<u32> = (1..=V::SQUARES).collect();
+    // Partial Fisher-Yates shuffle.
+    let total = rng.range(2, n * 3 / 5);
+    for i in 0..total {
+        let j = i + rng.below(n - i);
+        squares.swap(i, j);
+    }
+    let king_share = rng.below(4); // 0: few kings .. 3: many kings
+    let mut pieces = Vec::with_capacity(total);
+    for (i, &num) in squares[..total].iter().enumerate() {
+        let color = if i % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let king = rng.below(6) < king_share + 1 && rng.below(2) == 0 || rng.below(12) == 0;
+        pieces.push((
+            Square::from_number(num, V::SQUARES).unwrap(),
+            Piece::new(color, king),
+        ));
+    }
+    let side = if rng.below(2) == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    Position::from_pieces(&pieces, side).ok()
+}
+
+/// Checks random placements, and a few random plies from each.
+fn random_placements<V: Variant>(
+    rules: Rules,
+    seed: u64,
+    count: usize,
+    plies: usize,
+    report: &mut Report,
+) {
+    let mut rng = Rng::new(seed);
+    let mut made = 0;
+    let mut tries = 0;
+    while made < count {
+        tries += 1;
+        assert!(tries < count * 100, "too many invalid placements");
+        let Some(mut pos) = random_placement::<V>(&mut rng) else {
+            continue;
+        };
+        made += 1;
+        for _ in 0..=plies {
+            report.record(&pos, rules);
+            let list = movegen::legal_moves(&pos);
+            if list.is_empty() {
+                break;
+            }
+            let m = list[rng.below(list.len())];
+            pos = pos.make(&m);
+        }
+    }
+}
+
+fn run<V: Variant>(name: &str, rules: Rules, seed: u64) {
+    let k = scale();
+    let mut games = Report::default();
+    random_games::<V>(rules, seed, 300 * k, 200, &mut games);
+    games.finish(&format!("{name} random games"));
+    let mut placed = Report::default();
+    random_placements::<V>(rules, seed ^ 0xABCD, 8000 * k, 3, &mut placed);
+    placed.finish(&format!("{name} random placements"));
+    assert!(
+        games.positions >= 1000,
+        "too few positions from random games"
+    );
+    assert!(placed.with_kings >= 1000, "too few positions with kings");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn international_matches_reference() {
+    run::<International>("international", INTERNATIONAL, 1);
+}
+
+#[test]
+fn brazilian_matches_reference() {
+    run::<Brazilian>("brazilian", BRAZILIAN, 2);
+}
+
+#[test]
+fn russian_matches_reference() {
+    run::<Russian>("russian", RUSSIAN, 3);
+}
+
+/// The reference itself on hand-checked positions (so that a bug in it is not mistaken for
+/// agreement or disagreement).
+#[test]
+fn reference_sanity() {
+    fn moves<V: Variant>(rules: Rules, f: &str) -> Vec<String> {
+        let pos: Position<V> = fen::parse(f).unwrap();
+        let mut v: Vec<String> = to_board(&pos, rules)
+            .legal_moves()
+            .iter()
+            .map(|m| key_text(&(m.from, m.to, m.captured.clone())))
+            .collect();
+        v.sort();
+        v
+    }
+    // Start positions: 9 moves in international, 7 on 8x8.
+    let p = Position::<International>::start();
+    assert_eq!(to_board(&p, INTERNATIONAL).legal_moves().len(), 9);
+    let p = Position::<Russian>::start();
+    assert_eq!(to_board(&p, RUSSIAN).legal_moves().len(), 7);
+    // Square numbering: 46 is the bottom-left corner, 5 the top-right (international).
+    let b = Board::empty(INTERNATIONAL, Side::White);
+    assert_eq!(b.coords(46), (9, 0));
+    assert_eq!(b.coords(5), (0, 9));
+    assert_eq!(b.coords(1), (0, 1));
+    let b = Board::empty(RUSSIAN, Side::White);
+    assert_eq!(b.coords(29), (7, 0));
+    assert_eq!(b.coords(4), (0, 7));
+    // Man moves and backward capture.
+    assert_eq!(
+        moves::<International>(INTERNATIONAL, "W:W28:B"),
+        ["28-22", "28-23"]
+    );
+    assert_eq!(
+        moves::<International>(INTERNATIONAL, "W:W28:B33"),
+        ["28x39x33"]
+    );
+    // Flying king capture lands on any square beyond.
+    assert_eq!(
+        moves::<International>(INTERNATIONAL, "W:WK46:B28"),
+        ["46x10x28", "46x14x28", "46x19x28", "46x23x28", "46x5x28"]
+    );
+    // Majority: the double capture is compulsory.
+    assert_eq!(
+        moves::<International>(INTERNATIONAL, "W:W28:B23,33,13"),
+        ["28x8x13x23"]
+    );
+    // Ambiguous king captures with the same from and to (notation test position).
+    assert_eq!(
+        moves::<International>(INTERNATIONAL, "W:WK4:B13,32,37,20"),
+        ["4x15x13x20x32", "4x15x13x20x37"]
+    );
+    // A man passing the far row mid-capture: brazilian keeps it a man (it goes on capturing
+    // backward as a man); russian crowns it at once and it goes on as a flying king.
+    let b = to_board(&fen::parse::<Brazilian>("W:W9:B6,7").unwrap(), BRAZILIAN);
+    let l = b.legal_moves();
+    assert_eq!(l.len(), 1);
+    assert_eq!(
+        (l[0].from, l[0].to, l[0].captured.clone(), l[0].promotes),
+        (9, 11, vec![6, 7], false)
+    );
+    let b = to_board(&fen::parse::<Russian>("W:W9:B6,7").unwrap(), RUSSIAN);
+    let l = b.legal_moves();
+    let got: Vec<(u32, u32, Vec<u32>, bool)> = l
+        .iter()
+        .map(|m| (m.from, m.to, m.captured.clone(), m.promotes))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (9, 11, vec![6, 7], true),
+            (9, 16, vec![6, 7], true),
+            (9, 20, vec![6, 7], true)
+        ]
+    );
+    // Crowned mid-capture, the russian king captures at a distance; a brazilian man stops.
+    assert_eq!(moves::<Russian>(RUSSIAN, "W:W9:B6,16"), ["9x20x6x16"]);
+    assert_eq!(moves::<Brazilian>(BRAZILIAN, "W:W9:B6,16"), ["9x2x6"]);
+    // Russian: a king must land where it can go on capturing if there is such a square (free
+    // choice does not allow stopping early).
+    assert_eq!(
+        moves::<Russian>(RUSSIAN, "W:WK20,21,25,27,28,29,30,31:B1,8,16"),
+        ["20x4x8x16"]
+    );
+    // Free choice in russian: the single capture is legal beside the double one.
+    assert_eq!(
+        moves::<Russian>(RUSSIAN, "W:W22:B18,10,26"),
+        ["22x31x26", "22x6x10x18"]
+    );
+}
