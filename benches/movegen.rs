@@ -6,8 +6,14 @@ use damast::tools::perft;
 
 const POSITIONS: &[(&str, &str)] = &[
     ("start", "W:W31-50:B1-20"),
-    ("woldouby", "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38"),
-    ("random178", "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46"),
+    (
+        "woldouby",
+        "W:B12,13,14,16,18,19,21,23,24,26:W25,27,28,30,32,33,34,35,37,38",
+    ),
+    (
+        "random178",
+        "B:BK17,K24:W6,9,10,11,20,21,22,23,30,K31,33,37,41,42,43,44,46",
+    ),
     ("all-kings", "W:WK31-50:BK1-20"),
 ];
 
@@ -21,7 +27,9 @@ fn movegen_bench(c: &mut Criterion) {
                 list.len()
             })
         });
-        c.bench_function(&format!("count/{name}"), |b| b.iter(|| movegen::count(black_box(&pos))));
+        c.bench_function(&format!("count/{name}"), |b| {
+            b.iter(|| movegen::count(black_box(&pos)))
+        });
     }
 }
 
@@ -31,7 +39,9 @@ fn perft_bench(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("start/7", |b| b.iter(|| perft::perft(black_box(&start), 7)));
     let wold: Position<International> = fen::parse(POSITIONS[1].1).unwrap();
-    g.bench_function("woldouby/11", |b| b.iter(|| perft::perft(black_box(&wold), 11)));
+    g.bench_function("woldouby/11", |b| {
+        b.iter(|| perft::perft(black_box(&wold), 11))
+    });
     g.finish();
 }
 

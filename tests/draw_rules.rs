@@ -238,9 +238,12 @@ fn limit(n: i32) -> Option<u32> {
 
 /// endgame_limits(white_men, white_kings, black_men, black_kings) -> (16-move plies, 5-move
 /// plies), -1 = not active; symmetric under colour swap.
+/// (white men, white kings, black men, black kings) and (16-move plies, 5-move plies).
+type LimitRow = ((usize, usize, usize, usize), (i32, i32));
+
 #[test]
 fn endgame_limits_table() {
-    let table: [((usize, usize, usize, usize), (i32, i32)); 8] = [
+    let table: [LimitRow; 8] = [
         ((0, 1, 0, 1), (-1, 10)),
         ((0, 2, 0, 1), (-1, 10)),
         ((1, 1, 0, 1), (-1, 10)),

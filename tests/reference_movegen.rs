@@ -470,7 +470,7 @@ fn check<V: Variant>(pos: &Position<V>, rules: Rules) -> Option<String> {
                 key_text(&k)
             ));
         }
-        if m.is_capture() != !k.2.is_empty() {
+        if m.is_capture() == k.2.is_empty() {
             problems.push(format!("is_capture() wrong for {}", key_text(&k)));
         }
         if let Some(flags) = expected.get(&k) {

@@ -36,7 +36,11 @@ fn play(opening: &[&str], damast_white: bool, limits: &Limits, seed: u64) -> u32
         ..Options::default()
     });
     let mut rng = seed | 1;
-    let damast = if damast_white { Color::White } else { Color::Black };
+    let damast = if damast_white {
+        Color::White
+    } else {
+        Color::Black
+    };
     for _ in 0..300 {
         match game.result() {
             GameResult::Win(c) => return if c == damast { 2 } else { 0 },
@@ -44,7 +48,13 @@ fn play(opening: &[&str], damast_white: bool, limits: &Limits, seed: u64) -> u32
             GameResult::Ongoing => {}
         }
         let m = if game.position().side() == damast {
-            let out = engine.search(&game, limits, Mode::Think, &SearchHandle::new(), &mut |_| {});
+            let out = engine.search(
+                &game,
+                limits,
+                Mode::Think,
+                &SearchHandle::new(),
+                &mut |_| {},
+            );
             out.best.unwrap()
         } else {
             material_move(&game, &mut rng)

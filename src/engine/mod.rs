@@ -225,6 +225,9 @@ impl Engine {
         if legal.is_empty() {
             return out;
         }
+        // a move to answer even if stopped before the first iteration completes
+        out.best = Some(legal[0]);
+        out.pv = vec![legal[0]];
         let level = if mode == Mode::Analyze {
             Level::EXPERT
         } else {
@@ -251,6 +254,7 @@ impl Engine {
             clock: &clock,
             node_limit: limits.nodes,
             weights: self.weights,
+            ponder_hit: Some(&handle.ponder_hit),
         };
         let history = game.reversible_hashes();
         let clocks = game.clocks();
@@ -321,7 +325,7 @@ impl Engine {
                         beta = INF;
                     }
                 };
-                if w.stopped() && out.best.is_some() {
+                if w.stopped() && out.depth > 0 {
                     break;
                 }
                 let pv = w.root_pv().to_vec();
@@ -417,6 +421,7 @@ impl Engine {
             clock: &clock,
             node_limit: None,
             weights: self.weights,
+            ponder_hit: None,
         };
         let history = game.reversible_hashes();
         let mut w = Worker::<V>::new(&shared, true, &history);

@@ -37,6 +37,8 @@ pub struct Shared<'a> {
     pub node_limit: Option<u64>,
     /// Evaluation weights.
     pub weights: Weights,
+    /// Set by the protocol when the ponder move was played (the clock starts then).
+    pub ponder_hit: Option<&'a AtomicBool>,
 }
 
 /// Encodes a move for the table and killers: from, to and a check of the captured set.
@@ -161,6 +163,14 @@ impl<'a, V: Variant> Worker<'a, V> {
             self.flush_nodes();
             if self.shared.stop.load(Ordering::Relaxed) {
                 self.stopped = true;
+            } else if self.main
+                && self.shared.clock.pondering()
+                && self
+                    .shared
+                    .ponder_hit
+                    .is_some_and(|f| f.load(Ordering::Relaxed))
+            {
+                self.shared.clock.ponder_hit();
             } else if self.main && self.shared.clock.hard_expired() {
                 self.stopped = true;
                 self.shared.stop.store(true, Ordering::Relaxed);

@@ -931,9 +931,8 @@ pub fn run() -> ExitCode {
     };
     loop {
         let kind = hub.settings.variant;
-        match with_variant!(kind, V => Session::<V>::new(&mut hub).run()) {
-            Exit::Switch => log::debug!("hub: variant is now {}", hub.settings.variant),
-        }
+        let Exit::Switch = with_variant!(kind, V => Session::<V>::new(&mut hub).run());
+        log::debug!("hub: variant is now {}", hub.settings.variant);
     }
 }
 

@@ -1,0 +1,99 @@
+//! Interoperability: complete games between two `damast hub` engines driven by pydraughts (the
+//! Hub client of the lidraughts bot), through tests/interop/hub_games.py.
+//!
+//! The Python interpreter is taken from DAMAST_PYTHON (scripts/test.sh sets it to a venv with
+//! pydraughts), else `python3`. Without pydraughts the test fails: it never passes silently.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const TIMEOUT: Duration = Duration::from_secs(240);
+
+fn python() -> String {
+    std::env::var("DAMAST_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| "python3".to_string())
+}
+
+#[test]
+fn pydraughts_plays_complete_games() {
+    let py = python();
+    let probe = Command::new(&py)
+        .args([
+            "-c",
+            "import draughts; from draughts.engine import HubEngine, Limit",
+        ])
+        .output();
+    match probe {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => panic!(
+            "pydraughts cannot be imported with '{py}': {}\nRun scripts/test.sh (it creates a venv with \
+             pydraughts and sets DAMAST_PYTHON), or set DAMAST_PYTHON to a Python that has pydraughts.",
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Err(e) => panic!(
+            "cannot run Python '{py}': {e}\nRun scripts/test.sh (it creates a venv with pydraughts and sets \
+             DAMAST_PYTHON), or set DAMAST_PYTHON to a Python that has pydraughts."
+        ),
+    }
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hub_games.py");
+    let mut child = Command::new(&py)
+        .arg(&script)
+        .args(["--engine", env!("CARGO_BIN_EXE_damast")])
+        .args([
+            "--time-games",
+            "2",
+            "--depth-games",
+            "2",
+            "--max-plies",
+            "150",
+        ])
+        .env_remove("RUST_LOG")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the interop script");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait for the script") {
+            break Some(s);
+        }
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = out_reader.join().unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    println!("{out}");
+    eprintln!("{err}");
+    let status =
+        status.unwrap_or_else(|| panic!("the games took more than {TIMEOUT:?}:\n{out}\n{err}"));
+    let last = out.lines().last().unwrap_or("");
+    assert!(
+        status.success(),
+        "hub_games.py failed ({status}):\n{out}\n{err}"
+    );
+    assert!(
+        last.ends_with(" passed, 0 failed") && !last.starts_with("0 "),
+        "last line: '{last}'"
+    );
+}
