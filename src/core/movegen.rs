@@ -427,9 +427,8 @@ pub fn generate_quiet<V: Variant>(pos: &Position<V>, list: &mut MoveList<V>) {
 #[inline]
 pub fn generate<V: Variant>(pos: &Position<V>, list: &mut MoveList<V>) {
     list.clear();
-    if has_capture(pos) {
-        generate_captures(pos, list);
-    } else {
+    generate_captures(pos, list);
+    if list.is_empty() {
         generate_quiet(pos, list);
     }
 }
@@ -444,18 +443,25 @@ pub fn legal_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
 /// The number of legal moves, counted without building quiet moves.
 #[inline]
 pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
-    if has_capture(pos) {
-        let mut l = MoveList::new();
-        generate_captures(pos, &mut l);
+    let mut l = MoveList::new();
+    generate_captures(pos, &mut l);
+    if !l.is_empty() {
         return l.len() as u64;
     }
     let us = pos.side();
     let empty = pos.empty().0;
     let men = pos.men(us).0;
     let [d0, d1] = forward(us);
-    let mut n =
-        (step::<V>(men, d0) & empty).count_ones() + (step::<V>(men, d1) & empty).count_ones();
-    let kings = pos.kings(us).0;
+    let n = (step::<V>(men, d0) & empty).count_ones() + (step::<V>(men, d1) & empty).count_ones();
+    (n + king_quiet_count::<V>(pos.kings(us).0, empty)) as u64
+}
+
+/// The number of non-capturing moves of the kings `kings` over the `empty` squares. Rays of
+/// different kings in one direction never overlap (a king blocks the one behind it), so the
+/// set-wise fill counts every move once.
+#[inline]
+pub fn king_quiet_count<V: Variant>(kings: u64, empty: u64) -> u32 {
+    let mut n = 0;
     if kings != 0 {
         for d in 0..4 {
             let mut f = kings;
@@ -471,7 +477,7 @@ pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
             }
         }
     }
-    n as u64
+    n
 }
 
 #[cfg(test)]

@@ -237,24 +237,22 @@ fn pick<V: Variant>(
 pub fn parse_hub<V: Variant>(pos: &Position<V>, text: &str) -> Result<Move<V>, MoveError> {
     let (sq, _) = tokens::<V>(text)?;
     let legal = movegen::legal_moves(pos);
-    let (from, to) = (sq[0], sq[1]);
-    let cap: Vec<Square> = sq[2..].to_vec();
     let found = legal
         .iter()
-        .filter(|m| m.from() == from && m.to() == to)
-        .filter(|m| {
-            cap.is_empty()
-                || (m.capture_count() as usize == cap.len() && {
-                    let mut c: Vec<Square> = m.captured_squares().collect();
-                    let mut g = cap.clone();
-                    c.sort();
-                    g.sort();
-                    c == g
-                })
-        })
+        .filter(|m| (sq.len() == 2 && m.from() == sq[0] && m.to() == sq[1]) || is_hub_form(m, &sq))
         .copied()
         .collect();
     pick(pos, text, found)
+}
+
+/// Whether `squares` is the Hub form of `m`: from, to, then every captured square in any order.
+fn is_hub_form<V: Variant>(m: &Move<V>, squares: &[Square]) -> bool {
+    let cap = &squares[2..];
+    m.from() == squares[0]
+        && m.to() == squares[1]
+        && !cap.is_empty()
+        && m.capture_count() as usize == cap.len()
+        && cap.iter().fold(0u64, |b, c| b | 1u64 << V::bit(*c)) == m.captured().0
 }
 
 /// Reads a move in any form in use: PDN short form (`32-28`, `28x19`), full or partial path
@@ -294,19 +292,7 @@ pub fn parse<V: Variant>(pos: &Position<V>, text: &str) -> Result<Move<V>, MoveE
                 found.push(*m);
             }
         }
-        // Hub form: from, to, then every captured square
-        let cap = &sq[2..];
-        for m in legal.iter() {
-            if m.from() == sq[0] && m.to() == sq[1] && m.capture_count() as usize == cap.len() {
-                let mut c: Vec<Square> = m.captured_squares().collect();
-                let mut g = cap.to_vec();
-                c.sort();
-                g.sort();
-                if c == g {
-                    found.push(*m);
-                }
-            }
-        }
+        found.extend(legal.iter().filter(|m| is_hub_form(m, &sq)).copied());
     }
     pick(pos, text, found)
 }
@@ -353,6 +339,9 @@ mod tests {
             hub(&parse_hub(&p, "4x15x37x13x20").unwrap()),
             "4x15x13x20x37"
         );
+        // a repeated captured square does not stand for a missing one
+        assert!(parse_hub(&p, "4x15x37x13x13").is_err());
+        assert!(parse(&p, "4x15x37x13x13").is_err());
     }
 
     #[test]

@@ -147,21 +147,8 @@ fn side_score<V: Variant>(
     }
     s -= (left - right).abs() * w.balance * phase / full;
 
-    if kings != 0 {
-        let empty = pos.empty().0;
-        let mut mob = 0;
-        for d in 0..4 {
-            let mut f = kings;
-            loop {
-                f = crate::core::movegen::step::<V>(f, d) & empty;
-                if f == 0 {
-                    break;
-                }
-                mob += f.count_ones() as i32;
-            }
-        }
-        s += mob * w.king_mobility;
-    }
+    let mob = crate::core::movegen::king_quiet_count::<V>(kings, pos.empty().0) as i32;
+    s += mob * w.king_mobility;
     s
 }
 

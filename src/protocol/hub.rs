@@ -10,7 +10,6 @@ use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
 use std::thread::{self, JoinHandle};
-use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
 
@@ -18,7 +17,7 @@ use crate::core::movegen;
 use crate::core::notation::{self, MoveError};
 use crate::core::{Game, Position, Variant, VariantKind};
 use crate::engine::levels::Level;
-use crate::engine::time::{Clock, Limits};
+use crate::engine::time::Limits;
 use crate::engine::{score_in_men, Engine, Info, Mode, Options, Outcome, SearchHandle};
 use crate::with_variant;
 
@@ -613,7 +612,6 @@ impl Hub {
 struct Running {
     id: u64,
     mode: Mode,
-    limits: Limits,
     handle: SearchHandle,
     thread: JoinHandle<Engine>,
 }
@@ -694,7 +692,6 @@ impl<'a, V: Variant> Session<'a, V> {
                         "ponder-hit" => {
                             if s.mode == Mode::Ponder {
                                 s.handle.ponder_hit();
-                                watch_ponder_hit(&s.handle, &s.limits);
                             }
                             continue;
                         }
@@ -815,20 +812,19 @@ impl<'a, V: Variant> Session<'a, V> {
         let game = self.game.clone();
         let out = self.hub.out;
         let done = self.done_tx.clone();
-        let (h, l) = (handle.clone(), limits.clone());
+        let h = handle.clone();
         let spawned = thread::Builder::new()
             .name("hub-search".into())
             .stack_size(SEARCH_STACK)
             .spawn(move || {
                 let result = panic::catch_unwind(AssertUnwindSafe(|| {
-                    engine.search(&game, &l, mode, &h, &mut |info: &Info<V>| {
+                    engine.search(&game, &limits, mode, &h, &mut |info: &Info<V>| {
                         out.line(&info_line(info))
                     })
                 }));
                 let text = match result {
-                    Ok(outcome) if outcome.best.is_some() => done_line(&outcome),
-                    // stopped before any move was found: any legal move beats none
-                    Ok(_) => fallback_done(&game),
+                    // the engine answers a move whenever one is legal, a bare done otherwise
+                    Ok(outcome) => done_line(&outcome),
                     Err(_) => {
                         log::error!("hub: the search failed; answering the first legal move");
                         engine = Engine::new(options);
@@ -845,7 +841,6 @@ impl<'a, V: Variant> Session<'a, V> {
                 self.search = Some(Running {
                     id,
                     mode,
-                    limits,
                     handle,
                     thread,
                 })
@@ -884,33 +879,6 @@ fn fallback_done<V: Variant>(game: &Game<V>) -> String {
         Some(m) => format!("done move={}", notation::hub(m)),
         None => "done".to_string(),
     }
-}
-
-/// After `ponder-hit`, makes sure the search ends by its time budget even when the engine is in
-/// the middle of a long iteration begun while pondering.
-fn watch_ponder_hit(handle: &SearchHandle, limits: &Limits) {
-    if limits.infinite {
-        return;
-    }
-    let Some(hard) = Clock::new(limits, false).hard() else {
-        return;
-    };
-    let deadline = Instant::now() + Duration::from_secs_f64(hard.clamp(0.0, 1e7));
-    let handle = handle.clone();
-    let _ = thread::Builder::new()
-        .name("hub-ponder-clock".into())
-        .stack_size(64 << 10)
-        .spawn(move || loop {
-            if handle.is_stopped() {
-                return;
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                handle.stop();
-                return;
-            }
-            thread::sleep((deadline - now).min(Duration::from_millis(10)));
-        });
 }
 
 /// Runs the Hub protocol on standard input and output until `quit` or end of input.
