@@ -306,9 +306,22 @@ impl<V: Variant, S: CaptureSink<V>> CaptureSearch<'_, V, S> {
 
 /// Runs the capture search for every piece of the side to move that can capture.
 pub(crate) fn search_captures<V: Variant, S: CaptureSink<V>>(pos: &Position<V>, sink: &mut S) {
+    search_captures_of(pos, capturing_men(pos), pos.kings(pos.side()).0, sink);
+}
+
+/// Runs the capture search for the men `men` (which must be able to capture) and the kings
+/// `kings` of the side to move.
+#[inline(always)]
+fn search_captures_of<V: Variant, S: CaptureSink<V>>(
+    pos: &Position<V>,
+    men: u64,
+    kings: u64,
+    sink: &mut S,
+) {
+    if men | kings == 0 {
+        return;
+    }
     let us = pos.side();
-    let men = capturing_men(pos);
-    let kings = pos.kings(us).0;
     let mut cs = CaptureSearch::new(pos, sink);
     let mut m = men;
     while m != 0 {
@@ -443,12 +456,19 @@ pub fn legal_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
 /// The number of legal moves, counted without building quiet moves.
 #[inline]
 pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
-    let mut l = MoveList::new();
-    generate_captures(pos, &mut l);
-    if !l.is_empty() {
-        return l.len() as u64;
-    }
     let us = pos.side();
+    let (men_capturing, kings) = (capturing_men(pos), pos.kings(us).0);
+    if men_capturing | kings != 0 {
+        let mut list = MoveList::new();
+        let mut sink = ListSink {
+            list: &mut list,
+            best: 0,
+        };
+        search_captures_of(pos, men_capturing, kings, &mut sink);
+        if !list.is_empty() {
+            return list.len() as u64;
+        }
+    }
     let empty = pos.empty().0;
     let men = pos.men(us).0;
     let [d0, d1] = forward(us);

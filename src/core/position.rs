@@ -236,22 +236,53 @@ impl<V: Variant> Position<V> {
     /// The position after `m` (which must be legal here).
     #[inline]
     pub fn make(&self, m: &Move<V>) -> Self {
+        let mut p = self.make_pieces(m);
+        p.hash = self.hash ^ self.hash_delta(m);
+        debug_assert_eq!(p.hash, p.compute_hash(), "incremental hash diverged");
+        p
+    }
+
+    /// The position after `m` with the pieces moved but the hash left as it was: for leaf
+    /// counting (perft), where no hash is read. The result must not reach a hash table.
+    #[inline(always)]
+    pub(crate) fn make_unhashed(&self, m: &Move<V>) -> Self {
+        self.make_pieces(m)
+    }
+
+    /// Moves the pieces of `m` and passes the turn; the hash is copied unchanged.
+    #[inline(always)]
+    fn make_pieces(&self, m: &Move<V>) -> Self {
+        let us = self.side;
+        let from = 1u64 << (m.from & 63);
+        let to = 1u64 << (m.to & 63);
+        let crowned = m.is_king_move() || m.is_promotion();
+        let cap = m.captured.0;
+        let mut p = *self;
+        let (own, opp) = match us {
+            Color::White => (&mut p.white, &mut p.black),
+            Color::Black => (&mut p.black, &mut p.white),
+        };
+        own.0 = (own.0 & !from) | to;
+        opp.0 &= !cap;
+        p.kings.0 = (p.kings.0 & !from & !cap) | if crowned { to } else { 0 };
+        p.side = us.opponent();
+        p
+    }
+
+    /// The change of the Zobrist hash made by `m`.
+    #[inline(always)]
+    fn hash_delta(&self, m: &Move<V>) -> u64 {
         let us = self.side;
         let them = us.opponent();
         let (fb, tb) = ((m.from & 63) as usize, (m.to & 63) as usize);
-        let from = 1u64 << fb;
-        let to = 1u64 << tb;
         let king = m.is_king_move();
         let crowned = king || m.is_promotion();
-        let cap = m.captured.0;
-        let mut h = self.hash
-            ^ zobrist::BLACK_TO_MOVE
+        let mut h = zobrist::BLACK_TO_MOVE
             ^ zobrist::PIECE[Piece::zobrist_index(us, king)][fb]
             ^ zobrist::PIECE[Piece::zobrist_index(us, crowned)][tb];
-        let mut p = *self;
-        if cap != 0 {
+        let mut c = m.captured.0;
+        if c != 0 {
             let kings = self.kings.0;
-            let mut c = cap;
             let (man_keys, king_keys) = (
                 &zobrist::PIECE[Piece::zobrist_index(them, false)],
                 &zobrist::PIECE[Piece::zobrist_index(them, true)],
@@ -266,17 +297,7 @@ impl<V: Variant> Position<V> {
                 };
             }
         }
-        let (own, opp) = match us {
-            Color::White => (&mut p.white, &mut p.black),
-            Color::Black => (&mut p.black, &mut p.white),
-        };
-        own.0 = (own.0 & !from) | to;
-        opp.0 &= !cap;
-        p.kings.0 = (p.kings.0 & !from & !cap) | if crowned { to } else { 0 };
-        p.side = them;
-        p.hash = h;
-        debug_assert_eq!(p.hash, p.compute_hash(), "incremental hash diverged");
-        p
+        h
     }
 
     /// The Hub position string: the side to move then every square as `w b W B e`.

@@ -35,7 +35,7 @@ const fn make_keys() -> ([[u64; 64]; 4], u64) {
 const KEYS: ([[u64; 64]; 4], u64) = make_keys();
 
 /// Key of a piece kind on a bit of the layout.
-pub(crate) const PIECE: [[u64; 64]; 4] = KEYS.0;
+pub(crate) static PIECE: [[u64; 64]; 4] = KEYS.0;
 /// Key XORed in when Black is to move.
 pub(crate) const BLACK_TO_MOVE: u64 = KEYS.1;
 

@@ -14,6 +14,14 @@ pub fn perft<V: Variant>(pos: &Position<V>, depth: u32) -> u64 {
     match depth {
         0 => 1,
         1 => movegen::count(pos),
+        2 => {
+            // The last make before the leaves: no hash is read below it.
+            let mut list = MoveList::new();
+            movegen::generate(pos, &mut list);
+            list.iter()
+                .map(|m| movegen::count(&pos.make_unhashed(m)))
+                .sum()
+        }
         _ => {
             let mut list = MoveList::new();
             movegen::generate(pos, &mut list);
