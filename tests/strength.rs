@@ -3,6 +3,7 @@
 //! (`cargo test --release --test strength -- --ignored --nocapture`).
 
 use damast::core::{movegen, Color, Game, GameResult, International, Move};
+use damast::engine::search::SearchParams;
 use damast::engine::time::Limits;
 use damast::engine::{Engine, Mode, Options, SearchHandle};
 
@@ -105,4 +106,141 @@ fn match_against_one_ply_material_engine() {
     let (w, d, l) = run(10, Limits::move_time(0.05));
     println!("damast 50 ms/move vs 1-ply material, 20 games: +{w} ={d} -{l}");
     assert!(w > 15);
+}
+
+/// Plays one game between two search settings from `opening`; returns the score of `a`
+/// (2 win, 1 draw, 0 loss).
+fn play_settings(
+    opening: &[Move<International>],
+    a: SearchParams,
+    b: SearchParams,
+    a_white: bool,
+    limits: &Limits,
+) -> u32 {
+    let mut game = Game::<International>::default();
+    for m in opening {
+        game.play(*m).unwrap();
+    }
+    let engine = |p: SearchParams| {
+        let mut e = Engine::new(Options {
+            tt_mib: 16,
+            ..Options::default()
+        });
+        e.set_search_params(p);
+        e
+    };
+    let (mut ea, mut eb) = (engine(a), engine(b));
+    let a_color = if a_white { Color::White } else { Color::Black };
+    for _ in 0..400 {
+        match game.result() {
+            GameResult::Win(c) => return if c == a_color { 2 } else { 0 },
+            GameResult::Draw(_) => return 1,
+            GameResult::Ongoing => {}
+        }
+        let e = if game.position().side() == a_color {
+            &mut ea
+        } else {
+            &mut eb
+        };
+        let out = e.search(
+            &game,
+            limits,
+            Mode::Think,
+            &SearchHandle::new(),
+            &mut |_| {},
+        );
+        game.play(out.best.unwrap()).unwrap();
+    }
+    1
+}
+
+/// Every opening of `plies` moves from the start position, in a fixed shuffled order.
+fn openings(plies: usize) -> Vec<Vec<Move<International>>> {
+    let mut lines: Vec<Vec<Move<International>>> = vec![Vec::new()];
+    for _ in 0..plies {
+        let mut next = Vec::new();
+        for line in &lines {
+            let mut g = Game::<International>::default();
+            for m in line {
+                g.play(*m).unwrap();
+            }
+            for m in movegen::legal_moves(g.position()).iter() {
+                let mut l = line.clone();
+                l.push(*m);
+                next.push(l);
+            }
+        }
+        lines = next;
+    }
+    let mut rng = 0x0DDB_A11u64;
+    for i in (1..lines.len()).rev() {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        lines.swap(i, (rng % (i as u64 + 1)) as usize);
+    }
+    lines
+}
+
+/// `base` with the `key=value,...` settings of the environment variable `var` applied.
+fn params_from_env(var: &str, base: SearchParams) -> SearchParams {
+    let mut p = base;
+    for kv in std::env::var(var).unwrap_or_default().split(',') {
+        let Some((k, v)) = kv.split_once('=') else {
+            continue;
+        };
+        let n: i32 = v.trim().parse().expect("number");
+        match k.trim() {
+            "lmr" => p.lmr = n != 0,
+            "lmr_divisor" => p.lmr_divisor = n,
+            "futility_margin" => p.futility_margin = n,
+            "futility_depth" => p.futility_depth = n,
+            "late_move_count" => p.late_move_count = n as usize,
+            "threat_ply" => p.threat_ply = n != 0,
+            other => panic!("unknown search parameter {other}"),
+        }
+    }
+    p
+}
+
+/// The selective search (futility, late-move pruning, logarithmic reductions) against the
+/// search as first written, at equal time per move: the measurement behind `SearchParams::DEFAULT`.
+/// `DAMAST_AB_GAMES` sets the number of openings (each played with both colours).
+#[test]
+#[ignore = "a match of minutes; run with --ignored --nocapture"]
+fn selective_search_against_baseline() {
+    let n: usize = std::env::var("DAMAST_AB_GAMES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(20);
+    let ms: f64 = std::env::var("DAMAST_AB_MS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50.0);
+    let nodes: Option<u64> = std::env::var("DAMAST_AB_NODES")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    let limits = match nodes {
+        Some(n) => Limits::nodes(n),
+        None => Limits::move_time(ms / 1000.0),
+    };
+    let a = params_from_env("DAMAST_AB_A", SearchParams::DEFAULT);
+    let b = params_from_env("DAMAST_AB_B", SearchParams::BASELINE);
+    eprintln!("A = {a:?}\nB = {b:?}");
+    let (mut w, mut d, mut l) = (0, 0, 0);
+    for o in openings(3).iter().take(n) {
+        for a_white in [true, false] {
+            match play_settings(o, a, b, a_white, &limits) {
+                2 => w += 1,
+                1 => d += 1,
+                _ => l += 1,
+            }
+        }
+        eprintln!("selective vs baseline: +{w} ={d} -{l}");
+    }
+    println!(
+        "selective vs baseline, {} games at {limits:?}: +{w} ={d} -{l}",
+        w + d + l
+    );
+    assert!(w >= l, "+{w} ={d} -{l}");
 }

@@ -18,7 +18,7 @@ use crate::core::moves::Move;
 use crate::core::variant::Variant;
 use eval::Weights;
 use levels::Level;
-use search::{Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
+use search::{SearchParams, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
 use time::{Clock, Limits};
 use tt::Tt;
 
@@ -139,6 +139,7 @@ pub struct Engine {
     tt: Tt,
     rng: u64,
     weights: Weights,
+    params: SearchParams,
 }
 
 impl Default for Engine {
@@ -162,6 +163,7 @@ impl Engine {
             tt,
             rng,
             weights: Weights::DEFAULT,
+            params: SearchParams::DEFAULT,
         }
     }
 
@@ -184,6 +186,11 @@ impl Engine {
     /// Sets the playing level.
     pub fn set_level(&mut self, level: Level) {
         self.options.level = level;
+    }
+
+    /// Sets the search's selectivity (for tuning and for measuring one setting against another).
+    pub fn set_search_params(&mut self, params: SearchParams) {
+        self.params = params;
     }
 
     /// Forgets everything learnt in earlier searches.
@@ -254,6 +261,7 @@ impl Engine {
             clock: &clock,
             node_limit: limits.nodes,
             weights: self.weights,
+            params: self.params,
             ponder_hit: Some(&handle.ponder_hit),
         };
         let history = game.reversible_hashes();
@@ -421,6 +429,7 @@ impl Engine {
             clock: &clock,
             node_limit: None,
             weights: self.weights,
+            params: self.params,
             ponder_hit: None,
         };
         let history = game.reversible_hashes();

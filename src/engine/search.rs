@@ -23,6 +23,56 @@ pub const INF: i32 = 30_000;
 /// Deepest ply searched.
 pub const MAX_PLY: usize = 128;
 
+/// The switches and margins of the search's selectivity, kept as data so that they can be tuned
+/// and compared in matches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchParams {
+    /// Late-move reductions: quiet moves late in the order are searched shallower first.
+    pub lmr: bool,
+    /// Divisor of the logarithmic reduction formula (larger reduces less), in hundredths.
+    pub lmr_divisor: i32,
+    /// Reverse futility pruning: at shallow non-PV nodes with no capture for either side, a static
+    /// evaluation this far (per ply of depth) above beta cuts the node. 0 turns it off.
+    pub futility_margin: i32,
+    /// Deepest remaining depth at which reverse futility pruning applies.
+    pub futility_depth: i32,
+    /// Late-move pruning: at depth 1 and 2 of non-PV nodes, quiet moves after this many (times
+    /// the depth) are skipped. 0 turns it off.
+    pub late_move_count: usize,
+    /// At the horizon, a quiet position in which the opponent threatens a capture gets one more
+    /// ply of search instead of a static score.
+    pub threat_ply: bool,
+}
+
+impl SearchParams {
+    /// The settings the engine plays with.
+    pub const DEFAULT: SearchParams = SearchParams {
+        lmr: true,
+        lmr_divisor: 200,
+        futility_margin: 60,
+        futility_depth: 3,
+        late_move_count: 10,
+        threat_ply: true,
+    };
+
+    /// The search as first written (mild reductions, no pruning), kept as a reference for
+    /// measuring.
+    pub const BASELINE: SearchParams = SearchParams {
+        lmr: true,
+        lmr_divisor: 0,
+        futility_margin: 0,
+        futility_depth: 0,
+        late_move_count: 0,
+        threat_ply: false,
+    };
+}
+
+impl Default for SearchParams {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
 /// State shared by every thread of one search.
 pub struct Shared<'a> {
     /// The transposition table.
@@ -37,6 +87,8 @@ pub struct Shared<'a> {
     pub node_limit: Option<u64>,
     /// Evaluation weights.
     pub weights: Weights,
+    /// Selectivity settings.
+    pub params: SearchParams,
     /// Set by the protocol when the ponder move was played (the clock starts then).
     pub ponder_hit: Option<&'a AtomicBool>,
 }
@@ -69,6 +121,21 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// The late-move reductions by depth and move number (from 0): they grow with the logarithms of
+/// both, scaled down by `divisor` (hundredths).
+fn reductions(divisor: i32) -> Box<[[u8; 64]; 64]> {
+    let mut t = Box::new([[0u8; 64]; 64]);
+    if divisor > 0 {
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate() {
+                let v = (d as f64).ln() * ((i + 1) as f64).ln() * 100.0 / divisor as f64;
+                *r = (v + 0.5).min(60.0) as u8;
+            }
+        }
+    }
+    t
+}
+
 /// One search thread's private state.
 pub struct Worker<'a, V: Variant> {
     shared: &'a Shared<'a>,
@@ -88,6 +155,8 @@ pub struct Worker<'a, V: Variant> {
     leaves: u64,
     /// Deepest ply reached.
     pub seldepth: usize,
+    /// Late-move reductions by depth and move number.
+    reductions: Box<[[u8; 64]; 64]>,
 }
 
 impl<'a, V: Variant> Worker<'a, V> {
@@ -111,6 +180,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             flushed: 0,
             stopped: false,
             leaf_depth_sum: 0,
+            reductions: reductions(shared.params.lmr_divisor),
             leaves: 0,
             seldepth: 0,
         }
@@ -267,7 +337,14 @@ impl<'a, V: Variant> Worker<'a, V> {
         }
         let forced_capture = list[0].is_capture();
         if depth <= 0 && !forced_capture {
-            return self.evaluate(pos, ply);
+            // A quiet position is scored statically, unless the opponent threatens a capture:
+            // then every move is tried once more (at depth 0 only, so this adds one ply at most).
+            let threatened = depth == 0
+                && self.shared.params.threat_ply
+                && movegen::has_capture(&pos.with_side(pos.side().opponent()));
+            if !threatened {
+                return self.evaluate(pos, ply);
+            }
         }
 
         let key = pos.hash();
@@ -284,6 +361,23 @@ impl<'a, V: Variant> Worker<'a, V> {
                 if cut {
                     return s;
                 }
+            }
+        }
+
+        let params = &self.shared.params;
+        // Reverse futility: far above beta in a calm position at low depth, the side to move
+        // is assumed to keep its edge.
+        if !pv_node
+            && !is_root
+            && !forced_capture
+            && depth <= params.futility_depth
+            && params.futility_margin > 0
+            && beta.abs() < MATE_BOUND
+            && !movegen::has_capture(&pos.with_side(pos.side().opponent()))
+        {
+            let stand = eval::evaluate_with(pos, &self.shared.weights);
+            if stand - params.futility_margin * depth >= beta {
+                return stand;
             }
         }
 
@@ -333,6 +427,19 @@ impl<'a, V: Variant> Worker<'a, V> {
                 scores.swap(i, bi);
             }
             let m = moves[i];
+            let quiet = !m.is_capture() && !m.is_promotion();
+            // Late-move pruning: near the leaves, quiet moves far down the order are skipped.
+            if !pv_node
+                && !is_root
+                && quiet
+                && !forced_capture
+                && (1..=2).contains(&depth)
+                && params.late_move_count > 0
+                && i >= params.late_move_count * depth as usize
+                && best > -MATE_BOUND
+            {
+                continue;
+            }
             let child = pos.make(&m);
             let child_clocks = clocks.after(&m, &child);
             let start = if m.is_irreversible() {
@@ -344,7 +451,6 @@ impl<'a, V: Variant> Worker<'a, V> {
             self.line_start.push(start);
 
             let new_depth = depth - 1;
-            let quiet = !m.is_capture() && !m.is_promotion();
             let mut score;
             if i == 0 {
                 score = -self.search_node(
@@ -359,8 +465,12 @@ impl<'a, V: Variant> Worker<'a, V> {
                 );
             } else {
                 let mut r = 0;
-                if depth >= 3 && i >= 3 && quiet && !forced_capture {
-                    r = 1 + (i >= 8) as i32 + (depth >= 8 && i >= 16) as i32;
+                if params.lmr && depth >= 3 && i >= 3 && quiet && !forced_capture {
+                    r = if params.lmr_divisor > 0 {
+                        self.reductions[(depth as usize).min(63)][i.min(63)] as i32
+                    } else {
+                        1 + (i >= 8) as i32 + (depth >= 8 && i >= 16) as i32
+                    };
                     if pv_node {
                         r -= 1;
                     }
