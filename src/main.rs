@@ -77,6 +77,8 @@ enum Command {
     },
     /// Speak the Hub protocol on standard input and output.
     Hub,
+    /// Play a match (two engines) or a round robin (more) between Hub engines.
+    Match(Box<damast::tools::r#match::MatchArgs>),
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
         /// Variant: international (alias normal, standard), brazilian, russian.
@@ -203,6 +205,13 @@ fn run_bench(depth: u32) -> Result<(), String> {
     Ok(())
 }
 
+fn run_match(args: damast::tools::r#match::MatchArgs) -> Result<(), String> {
+    let config = args.into_config().map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout().lock();
+    damast::tools::r#match::run(&config, &mut out).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -258,6 +267,7 @@ fn main() -> ExitCode {
         }),
         Command::Bench { depth } => run_bench(depth),
         Command::Hub => return damast::protocol::hub::run(),
+        Command::Match(args) => run_match(*args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -97,3 +97,54 @@ fn pydraughts_plays_complete_games() {
         "last line: '{last}'"
     );
 }
+
+/// `damast match` writes PDN that pydraughts reads: every game replays legally on pydraughts'
+/// board, with international results and the tags the runner promises
+/// (tests/interop/read_match_pdn.py).
+#[test]
+fn pydraughts_reads_match_pdn() {
+    let py = python();
+    let dir = std::env::temp_dir().join(format!("damast-interop-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create a temporary directory");
+    let pdn = dir.join("match.pdn");
+    let _ = std::fs::remove_file(&pdn);
+    let cmd = format!("cmd={} hub", env!("CARGO_BIN_EXE_damast"));
+    // shuffled openings of the shipped suite: white and black to move at the start
+    let out = Command::new(env!("CARGO_BIN_EXE_damast"))
+        .args(["match", "--engine", "name=A", &cmd, "option.tt-size=8"])
+        .args([
+            "--engine",
+            "name=B",
+            &cmd,
+            "option.tt-size=8",
+            "option.level=normal",
+        ])
+        .args(["--depth", "3", "--games", "4", "--shuffle", "5", "--pdn"])
+        .arg(&pdn)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run damast match");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let check = Command::new(&py)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/read_match_pdn.py"))
+        .arg(&pdn)
+        .arg("4")
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run Python '{py}': {e}\nRun scripts/test.sh, or set DAMAST_PYTHON.")
+        });
+    let text = String::from_utf8_lossy(&check.stdout);
+    println!("{text}");
+    let last = text.lines().last().unwrap_or("");
+    assert!(
+        check.status.success() && last == "4 passed, 0 failed",
+        "read_match_pdn.py failed ({}):\n{text}\n{}\nWithout pydraughts: run scripts/test.sh or set DAMAST_PYTHON.",
+        check.status,
+        String::from_utf8_lossy(&check.stderr)
+    );
+}

@@ -1,0 +1,335 @@
+//! One game between two Hub engines: the runner keeps the board and the clocks, asks the side to
+//! move for a move, checks it, and ends the game by the rules, by adjudication, or with a loss
+//! for an engine that fails (time, crash, stall, garbage, an illegal move or no move).
+
+use crate::core::{notation, Color, Game, GameResult, Variant};
+use crate::protocol::hub::quote;
+
+use super::adjudication::{Adjudicator, DrawRule, ResignRule, Verdict};
+use super::engine_process::{EngineError, EngineProcess};
+use super::openings::Opening;
+use super::time_control::{Clock, SearchLimits};
+
+/// How an engine failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    /// The move took longer than the clock allowed, margin included.
+    Time {
+        /// Seconds the move took.
+        used: f64,
+        /// Seconds it was allowed (without the margin).
+        allowed: f64,
+    },
+    /// No answer in time to a search without a clock, or none even after `stop`.
+    Stalled(String),
+    /// The process ended.
+    Crashed(String),
+    /// Output that is not Hub protocol.
+    Garbage(String),
+    /// A move that is not legal (or not readable) in the position.
+    Illegal {
+        /// The move as sent.
+        text: String,
+        /// Why it is refused.
+        why: String,
+    },
+    /// A bare `done` in a position with legal moves.
+    NoMove,
+    /// The engine could not be started for this game.
+    Start(String),
+}
+
+impl Fault {
+    /// From an engine process error.
+    pub fn from_engine(e: EngineError) -> Fault {
+        match e {
+            EngineError::Stalled { .. } => Fault::Stalled(e.to_string()),
+            EngineError::Crashed(_) => Fault::Crashed(e.to_string()),
+            EngineError::Garbage(g) => Fault::Garbage(g),
+            EngineError::Spawn { .. } => Fault::Start(e.to_string()),
+        }
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// The rules ended it (no piece or no move, or a draw rule).
+    Rules(GameResult),
+    /// Both engines' scores agreed on a draw.
+    AdjudicatedDraw,
+    /// Both engines' scores agreed that this side is lost.
+    Resigned(Color),
+    /// This side's engine failed and loses.
+    Forfeit(Color, Fault),
+}
+
+fn colour(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// A played game and how it ended.
+#[derive(Clone, Debug)]
+pub struct GameRecord<V: Variant> {
+    /// The game from the opening's start position (opening moves included).
+    pub game: Game<V>,
+    /// A comment per move (score/depth and time for the engines' moves).
+    pub comments: Vec<Option<String>>,
+    /// How it ended.
+    pub ending: Ending,
+}
+
+impl<V: Variant> GameRecord<V> {
+    /// The winner, `None` for a draw.
+    pub fn winner(&self) -> Option<Color> {
+        match &self.ending {
+            Ending::Rules(GameResult::Win(c)) => Some(*c),
+            Ending::Rules(_) | Ending::AdjudicatedDraw => None,
+            Ending::Resigned(c) | Ending::Forfeit(c, _) => Some(c.opponent()),
+        }
+    }
+
+    /// The international result form: `2-0`, `1-1` or `0-2`.
+    pub fn result_token(&self) -> &'static str {
+        match self.winner() {
+            Some(Color::White) => "2-0",
+            Some(Color::Black) => "0-2",
+            None => "1-1",
+        }
+    }
+
+    /// The side whose engine failed, if one did.
+    pub fn faulty(&self) -> Option<Color> {
+        match &self.ending {
+            Ending::Forfeit(c, _) => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// Why the game ended, in words.
+    pub fn reason(&self) -> String {
+        match &self.ending {
+            Ending::Rules(GameResult::Win(w)) => {
+                let loser = w.opponent();
+                if self.game.position().pieces(loser).is_empty() {
+                    format!("{} has no pieces left", colour(loser))
+                } else {
+                    format!("{} has no legal move", colour(loser))
+                }
+            }
+            Ending::Rules(GameResult::Draw(d)) => format!("draw: {}", d.describe()),
+            Ending::Rules(GameResult::Ongoing) => "unfinished".to_string(),
+            Ending::AdjudicatedDraw => "draw by adjudication: both engines' scores level".into(),
+            Ending::Resigned(c) => format!(
+                "{} resigns by adjudication: both engines' scores agree",
+                colour(*c)
+            ),
+            Ending::Forfeit(c, fault) => {
+                let who = colour(*c);
+                match fault {
+                    Fault::Time { used, allowed } => {
+                        format!("{who} loses on time: {used:.3} s used of {allowed:.3} s")
+                    }
+                    Fault::Stalled(s) => format!("{who} loses: engine stalled, {s}"),
+                    Fault::Crashed(s) => format!("{who} loses: engine {s}"),
+                    Fault::Garbage(s) => format!("{who} loses: engine sent garbage: {s}"),
+                    Fault::Illegal { text, why } => {
+                        format!("{who} loses: illegal move '{text}' ({why})")
+                    }
+                    Fault::NoMove => format!("{who} loses: answered no move but has legal moves"),
+                    Fault::Start(s) => format!("{who} loses: engine failed to start: {s}"),
+                }
+            }
+        }
+    }
+}
+
+/// The settings of every game of a match.
+#[derive(Clone, Debug)]
+pub struct GameSettings {
+    /// The limits of the white and the black engine.
+    pub limits: [SearchLimits; 2],
+    /// Seconds a move may exceed its time.
+    pub time_margin: f64,
+    /// Seconds a move may take when no clock or time per move applies.
+    pub move_timeout: f64,
+    /// Draw adjudication.
+    pub draw: Option<DrawRule>,
+    /// Resign adjudication.
+    pub resign: Option<ResignRule>,
+}
+
+/// The Hub `pos` line of a game: its start position and every move since.
+pub fn pos_line<V: Variant>(game: &Game<V>) -> String {
+    let start = game.start().to_hub();
+    if game.moves().is_empty() {
+        return format!("pos pos={start}");
+    }
+    let moves: Vec<String> = game.moves().iter().map(notation::hub).collect();
+    format!("pos pos={start} moves={}", quote(&moves.join(" ")))
+}
+
+/// A record of a game that ended before it began because `side`'s engine failed.
+pub fn forfeit_before_start<V: Variant>(
+    opening: &Opening<V>,
+    side: Color,
+    fault: Fault,
+) -> GameRecord<V> {
+    let game = opening.game();
+    GameRecord {
+        comments: vec![None; game.moves().len()],
+        game,
+        ending: Ending::Forfeit(side, fault),
+    }
+}
+
+/// Plays a game from `opening`; `engines[0]` plays white and `engines[1]` black.
+pub fn play<V: Variant>(
+    opening: &Opening<V>,
+    engines: [&mut EngineProcess; 2],
+    settings: &GameSettings,
+) -> GameRecord<V> {
+    let mut game = opening.game();
+    let mut comments: Vec<Option<String>> = vec![None; game.moves().len()];
+    if let Some(last) = comments.last_mut() {
+        *last = Some("end of opening".into());
+    }
+    let mut engines = engines;
+    let mut clocks = settings.limits.map(Clock::new);
+    let mut adjudicator = Adjudicator::new(settings.draw, settings.resign);
+    let end = |game, comments, ending| GameRecord {
+        game,
+        comments,
+        ending,
+    };
+    for (i, e) in engines.iter_mut().enumerate() {
+        if let Err(err) = e.new_game() {
+            let side = if i == 0 { Color::White } else { Color::Black };
+            return end(
+                game,
+                comments,
+                Ending::Forfeit(side, Fault::from_engine(err)),
+            );
+        }
+    }
+    loop {
+        let result = game.result();
+        if result != GameResult::Ongoing {
+            return end(game, comments, Ending::Rules(result));
+        }
+        let side = game.position().side();
+        let clock = &mut clocks[side.index()];
+        let allowed = clock.allowed();
+        let limit = allowed.map_or(settings.move_timeout, |a| a + settings.time_margin);
+        let reply = match engines[side.index()].think(&pos_line(&game), &clock.level_line(), limit)
+        {
+            Ok(r) => r,
+            Err(e) => return end(game, comments, Ending::Forfeit(side, Fault::from_engine(e))),
+        };
+        if !clock.charge(reply.elapsed, settings.time_margin) {
+            let fault = Fault::Time {
+                used: reply.elapsed,
+                allowed: allowed.unwrap_or(0.0),
+            };
+            return end(game, comments, Ending::Forfeit(side, fault));
+        }
+        if reply.stopped {
+            let fault = Fault::Stalled(format!(
+                "no move within the move timeout of {:.1} s",
+                settings.move_timeout
+            ));
+            return end(game, comments, Ending::Forfeit(side, fault));
+        }
+        let Some(text) = reply.best else {
+            return end(game, comments, Ending::Forfeit(side, Fault::NoMove));
+        };
+        let m = match notation::parse(game.position(), &text) {
+            Ok(m) => m,
+            Err(e) => {
+                let why = match e {
+                    notation::MoveError::Illegal(_) => "not legal in the position".to_string(),
+                    other => other.to_string(),
+                };
+                let fault = Fault::Illegal {
+                    text: text.chars().take(40).collect(),
+                    why,
+                };
+                return end(game, comments, Ending::Forfeit(side, fault));
+            }
+        };
+        game.play(m).expect("a parsed move is legal");
+        let mut comment = match (reply.score, reply.depth) {
+            (Some(s), Some(d)) => format!("{s:.2}/{d} "),
+            (Some(s), None) => format!("{s:.2} "),
+            _ => String::new(),
+        };
+        comment.push_str(&format!("{:.3}s", reply.elapsed));
+        comments.push(Some(comment));
+        match adjudicator.record(side, reply.score, game.moves().len()) {
+            Some(Verdict::Draw) => return end(game, comments, Ending::AdjudicatedDraw),
+            Some(Verdict::Resign(c)) => return end(game, comments, Ending::Resigned(c)),
+            None => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{DrawReason, International};
+
+    #[test]
+    fn pos_lines_carry_the_whole_game() {
+        let mut g = Game::<International>::default();
+        assert_eq!(
+            pos_line(&g),
+            "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww"
+        );
+        g.play_text("32-28").unwrap();
+        g.play_text("19-23").unwrap();
+        g.play_text("28x19").unwrap();
+        assert!(pos_line(&g).ends_with(" moves=\"32-28 19-23 28x19x23\""));
+    }
+
+    #[test]
+    fn results_and_reasons() {
+        let g = Game::<International>::from_fen("W:W31:B").unwrap();
+        let rec = |ending| GameRecord {
+            game: g.clone(),
+            comments: Vec::new(),
+            ending,
+        };
+        let r = rec(Ending::Rules(GameResult::Win(Color::White)));
+        assert_eq!(
+            (r.result_token(), r.reason().as_str()),
+            ("2-0", "black has no pieces left")
+        );
+        let r = rec(Ending::Rules(GameResult::Draw(DrawReason::Repetition)));
+        assert_eq!(r.result_token(), "1-1");
+        assert!(r.reason().contains("repetition"));
+        let r = rec(Ending::Forfeit(
+            Color::White,
+            Fault::Illegal {
+                text: "32-29".into(),
+                why: "illegal move '32-29'".into(),
+            },
+        ));
+        assert_eq!(r.result_token(), "0-2");
+        assert_eq!(r.faulty(), Some(Color::White));
+        assert!(r.reason().starts_with("white loses: illegal move '32-29'"));
+        let r = rec(Ending::Resigned(Color::Black));
+        assert_eq!(r.result_token(), "2-0");
+        let r = rec(Ending::Forfeit(
+            Color::Black,
+            Fault::Time {
+                used: 1.5,
+                allowed: 1.0,
+            },
+        ));
+        assert_eq!(r.result_token(), "2-0");
+        assert!(r.reason().contains("loses on time"));
+    }
+}
