@@ -65,6 +65,15 @@ impl Wdl {
     }
 }
 
+/// Mean score of one game and its variance, from (possibly fractional) counts of wins, draws and
+/// losses.
+fn score_and_variance(w: f64, d: f64, l: f64) -> (f64, f64) {
+    let n = w + d + l;
+    let s = (w + 0.5 * d) / n;
+    let var = (w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s.powi(2)) / n;
+    (s, var)
+}
+
 /// The logistic Elo difference that gives an expected score `s` (±infinity at 1 and 0).
 pub fn elo_from_score(s: f64) -> f64 {
     if s <= 0.0 {
@@ -231,12 +240,22 @@ impl Sprt {
     /// `N (s1 - s0) (2s - s0 - s1) / (2 var)`, with `s` the mean score, `var` the per-game
     /// variance and `s0`, `s1` the scores the two hypotheses expect. 0 while the variance is 0.
     pub fn llr(&self, wdl: &Wdl) -> f64 {
-        let (Some(s), Some(var)) = (wdl.score(), wdl.variance()) else {
-            return 0.0;
-        };
-        if var <= 0.0 {
+        if wdl.games() == 0 {
             return 0.0;
         }
+        // While a result has not occurred yet (say, all wins so far) the sample variance is
+        // zero or too small to trust; counting half a game of each result as a prior keeps the
+        // ratio finite and lets a one-sided run decide.
+        let (s, var) = if wdl.wins == 0 || wdl.draws == 0 || wdl.losses == 0 {
+            score_and_variance(
+                wdl.wins as f64 + 0.5,
+                wdl.draws as f64 + 0.5,
+                wdl.losses as f64 + 0.5,
+            )
+        } else {
+            score_and_variance(wdl.wins as f64, wdl.draws as f64, wdl.losses as f64)
+        };
+        let n = wdl.games() as f64;
         let (s0, s1) = match self.model {
             EloModel::Logistic => (score_from_elo(self.elo0), score_from_elo(self.elo1)),
             EloModel::Normalized => {
@@ -244,7 +263,7 @@ impl Sprt {
                 (0.5 + self.elo0 * k, 0.5 + self.elo1 * k)
             }
         };
-        wdl.games() as f64 * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        n * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
     }
 
     /// The decision for a log-likelihood ratio.
@@ -342,7 +361,16 @@ mod tests {
         assert_eq!(sprt.decide(3.0), SprtDecision::H1);
         // no information yet
         assert_eq!(sprt.llr(&Wdl::default()), 0.0);
-        assert_eq!(sprt.llr(&Wdl::new(0, 12, 0)), 0.0);
+        // only draws: evidence (weak) against a gain, never a division by zero
+        let draws = sprt.llr(&Wdl::new(0, 12, 0));
+        assert!(draws.is_finite() && draws < 0.0 && draws > -1.0, "{draws}");
+        // a run of wins only: the half-game prior keeps the variance positive, so it decides
+        assert_eq!(
+            sprt.decide(sprt.llr(&Wdl::new(1, 0, 0))),
+            SprtDecision::Continue
+        );
+        assert_eq!(sprt.decide(sprt.llr(&Wdl::new(60, 0, 0))), SprtDecision::H1);
+        assert_eq!(sprt.decide(sprt.llr(&Wdl::new(0, 0, 60))), SprtDecision::H0);
         let normalized = Sprt {
             model: EloModel::Normalized,
             ..sprt
