@@ -79,6 +79,8 @@ enum Command {
     Hub,
     /// Play a match (two engines) or a round robin (more) between Hub engines.
     Match(Box<damast::tools::r#match::MatchArgs>),
+    /// Play engine against engine over TCP with DXP (DamExchange), as follower or initiator.
+    Dxp(DxpArgs),
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
         /// Variant: international (alias normal, standard), brazilian, russian.
@@ -88,6 +90,106 @@ enum Command {
         #[arg(long)]
         fen: Option<String>,
     },
+}
+
+/// The options of `damast dxp`.
+#[derive(clap::Args)]
+struct DxpArgs {
+    /// Listen on ADDR:PORT for the peer (the default, on 127.0.0.1:27531; port 0 picks a free port,
+    /// printed on stderr).
+    #[arg(long, value_name = "ADDR:PORT", num_args = 0..=1,
+          default_missing_value = damast::protocol::dxp::DEFAULT_ADDR, conflicts_with = "connect")]
+    listen: Option<String>,
+    /// Connect to the peer at ADDR:PORT.
+    #[arg(long, value_name = "ADDR:PORT")]
+    connect: Option<String>,
+    /// Run a match as initiator (propose the games) instead of following the peer's proposals.
+    #[arg(long)]
+    initiate: bool,
+    /// Initiator: number of games (colours alternate, we start with white).
+    #[arg(long, default_value_t = 2, requires = "initiate",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    games: u32,
+    /// Initiator: minutes per player sent in each game request (0: no time, see --zero-time).
+    #[arg(long, value_name = "MINUTES", default_value_t = 1, requires = "initiate",
+          value_parser = clap::value_parser!(u16).range(0..=999))]
+    time: u16,
+    /// Initiator: moves for those minutes (0: the minutes are for the whole game).
+    #[arg(long, default_value_t = 0, requires = "initiate",
+          value_parser = clap::value_parser!(u16).range(0..=999))]
+    moves: u16,
+    /// Initiator: start positions, one FEN per line or PDN games (each opening is played twice,
+    /// colours swapped).
+    #[arg(long, value_name = "FILE", requires = "initiate")]
+    openings: Option<std::path::PathBuf>,
+    /// Initiator: moves per side after which a game is adjudicated a draw, at our next turn
+    /// (0: no limit).
+    #[arg(long, default_value_t = 150, requires = "initiate")]
+    max_moves: u32,
+    /// Seconds per player assumed for a game whose request gives 0 minutes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    zero_time: f64,
+    /// Cap on the search depth of every move (for quick matches and tests).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    depth: Option<u32>,
+    /// Cap on the seconds of every move, within the clock (for quick matches and tests).
+    #[arg(long, value_name = "SECONDS")]
+    move_time: Option<f64>,
+    /// Search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 64)]
+    tt_size: usize,
+    /// Our name in game requests and answers (default: Damast and its version).
+    #[arg(long)]
+    name: Option<String>,
+}
+
+fn run_dxp(a: DxpArgs) -> Result<(), String> {
+    use damast::protocol::dxp::{self, clock::Caps, Endpoint, MatchConfig, Settings};
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    if !positive(a.zero_time) {
+        return Err("--zero-time must be a positive number of seconds".into());
+    }
+    if a.move_time.is_some_and(|t| !positive(t)) {
+        return Err("--move-time must be a positive number of seconds".into());
+    }
+    let endpoint = match (a.listen, a.connect) {
+        (_, Some(c)) => Endpoint::Connect(c),
+        (Some(l), None) => Endpoint::Listen(l),
+        (None, None) => Endpoint::Listen(dxp::DEFAULT_ADDR.to_string()),
+    };
+    let defaults = Settings::default();
+    let settings = Settings {
+        engine: Options {
+            threads: a.threads.clamp(1, 256),
+            tt_mib: a.tt_size.clamp(1, 1 << 16),
+            ..defaults.engine
+        },
+        caps: Caps {
+            depth: a.depth,
+            move_time: a.move_time,
+        },
+        zero_minutes: a.zero_time,
+        name: a.name.unwrap_or(defaults.name),
+    };
+    let config = if a.initiate {
+        let openings = match &a.openings {
+            Some(path) => dxp::load_openings(path)?,
+            None => Vec::new(),
+        };
+        Some(MatchConfig {
+            games: a.games,
+            minutes: a.time,
+            moves: a.moves,
+            openings,
+            max_moves: a.max_moves,
+        })
+    } else {
+        None
+    };
+    dxp::run(&endpoint, &settings, config.as_ref())
 }
 
 fn position<V: Variant>(text: &Option<String>) -> Result<Position<V>, String> {
@@ -268,6 +370,7 @@ fn main() -> ExitCode {
         Command::Bench { depth } => run_bench(depth),
         Command::Hub => return damast::protocol::hub::run(),
         Command::Match(args) => run_match(*args),
+        Command::Dxp(args) => run_dxp(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,3 +1,4 @@
 //! Protocols that connect the engine to the outside world.
 
+pub mod dxp;
 pub mod hub;
