@@ -3,6 +3,7 @@
 //! (`cargo test --release --test strength -- --ignored --nocapture`).
 
 use damast::core::{movegen, Color, Game, GameResult, International, Move};
+use damast::engine::eval::Weights;
 use damast::engine::search::SearchParams;
 use damast::engine::time::Limits;
 use damast::engine::{Engine, Mode, Options, SearchHandle};
@@ -112,8 +113,8 @@ fn match_against_one_ply_material_engine() {
 /// (2 win, 1 draw, 0 loss).
 fn play_settings(
     opening: &[Move<International>],
-    a: SearchParams,
-    b: SearchParams,
+    a: Setting,
+    b: Setting,
     a_white: bool,
     limits: &Limits,
 ) -> u32 {
@@ -121,12 +122,13 @@ fn play_settings(
     for m in opening {
         game.play(*m).unwrap();
     }
-    let engine = |p: SearchParams| {
+    let engine = |(p, w): Setting| {
         let mut e = Engine::new(Options {
             tt_mib: 16,
             ..Options::default()
         });
         e.set_search_params(p);
+        e.set_weights(w);
         e
     };
     let (mut ea, mut eb) = (engine(a), engine(b));
@@ -172,7 +174,7 @@ fn openings(plies: usize) -> Vec<Vec<Move<International>>> {
         }
         lines = next;
     }
-    let mut rng = 0x0DDB_A11u64;
+    let mut rng = 0x00DD_BA11_u64;
     for i in (1..lines.len()).rev() {
         rng ^= rng << 13;
         rng ^= rng >> 7;
@@ -182,9 +184,13 @@ fn openings(plies: usize) -> Vec<Vec<Move<International>>> {
     lines
 }
 
-/// `base` with the `key=value,...` settings of the environment variable `var` applied.
-fn params_from_env(var: &str, base: SearchParams) -> SearchParams {
-    let mut p = base;
+/// Search settings and evaluation weights of one side of a match.
+type Setting = (SearchParams, Weights);
+
+/// `base` with the `key=value,...` settings of the environment variable `var` applied (`w.NAME`
+/// for an evaluation weight).
+fn setting_from_env(var: &str, base: SearchParams) -> Setting {
+    let (mut p, mut w) = (base, Weights::DEFAULT);
     for kv in std::env::var(var).unwrap_or_default().split(',') {
         let Some((k, v)) = kv.split_once('=') else {
             continue;
@@ -197,10 +203,15 @@ fn params_from_env(var: &str, base: SearchParams) -> SearchParams {
             "futility_depth" => p.futility_depth = n,
             "late_move_count" => p.late_move_count = n as usize,
             "threat_ply" => p.threat_ply = n != 0,
-            other => panic!("unknown search parameter {other}"),
+            "w.man_mobility" => w.man_mobility = n,
+            "w.locked" => w.locked = n,
+            "w.tempo" => w.tempo = n,
+            "w.support" => w.support = n,
+            "w.center" => w.center = n,
+            other => panic!("unknown setting {other}"),
         }
     }
-    p
+    (p, w)
 }
 
 /// The selective search (futility, late-move pruning, logarithmic reductions) against the
@@ -224,8 +235,8 @@ fn selective_search_against_baseline() {
         Some(n) => Limits::nodes(n),
         None => Limits::move_time(ms / 1000.0),
     };
-    let a = params_from_env("DAMAST_AB_A", SearchParams::DEFAULT);
-    let b = params_from_env("DAMAST_AB_B", SearchParams::BASELINE);
+    let a = setting_from_env("DAMAST_AB_A", SearchParams::DEFAULT);
+    let b = setting_from_env("DAMAST_AB_B", SearchParams::BASELINE);
     eprintln!("A = {a:?}\nB = {b:?}");
     let (mut w, mut d, mut l) = (0, 0, 0);
     for o in openings(3).iter().take(n) {

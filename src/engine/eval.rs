@@ -35,6 +35,11 @@ pub struct Weights {
     pub outpost: i32,
     /// Having the move.
     pub tempo: i32,
+    /// Per free forward step of a man (men mobility: a side that runs out of safe moves loses).
+    pub man_mobility: i32,
+    /// Penalty per locked man: a man whose forward squares are all occupied, so that it is
+    /// stuck until something in front of it moves.
+    pub locked: i32,
     /// Divisor applied to a score when the stronger side cannot win by material (a lone king
     /// against up to three pieces).
     pub drawish_divisor: i32,
@@ -56,6 +61,8 @@ impl Weights {
         support: 3,
         outpost: 10,
         tempo: 3,
+        man_mobility: 2,
+        locked: 4,
         drawish_divisor: 16,
     };
 }
@@ -146,6 +153,25 @@ fn side_score<V: Variant>(
         }
     }
     s -= (left - right).abs() * w.balance * phase / full;
+
+    // men mobility and locked men, set-wise
+    let empty = pos.empty().0;
+    let (d0, d1) = match color {
+        Color::White => (V::HALF + 1, V::HALF),
+        Color::Black => (V::HALF, V::HALF + 1),
+    };
+    let (step0, step1) = match color {
+        Color::White => (men >> d0, men >> d1),
+        Color::Black => (men << d0, men << d1),
+    };
+    let free0 = step0 & empty;
+    let free1 = step1 & empty;
+    s += (free0.count_ones() + free1.count_ones()) as i32 * w.man_mobility;
+    let can_move = match color {
+        Color::White => (free0 << d0) | (free1 << d1),
+        Color::Black => (free0 >> d0) | (free1 >> d1),
+    };
+    s -= (men & !can_move).count_ones() as i32 * w.locked * phase / full;
 
     let mob = crate::core::movegen::king_quiet_count::<V>(kings, pos.empty().0) as i32;
     s += mob * w.king_mobility;

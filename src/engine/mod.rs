@@ -188,6 +188,11 @@ impl Engine {
         self.options.level = level;
     }
 
+    /// Sets the evaluation weights (for tuning and for measuring one set against another).
+    pub fn set_weights(&mut self, weights: Weights) {
+        self.weights = weights;
+    }
+
     /// Sets the search's selectivity (for tuning and for measuring one setting against another).
     pub fn set_search_params(&mut self, params: SearchParams) {
         self.params = params;
