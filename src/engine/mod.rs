@@ -12,9 +12,10 @@ pub mod tt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::core::game::Game;
+use crate::core::game::{DrawClocks, Game};
 use crate::core::movegen;
 use crate::core::moves::Move;
+use crate::core::position::Position;
 use crate::core::variant::Variant;
 use eval::Weights;
 use levels::Level;
@@ -287,8 +288,9 @@ impl Engine {
                             let mut w = Worker::<V>::new(shared, false, history);
                             let mut order = root;
                             let mut d = 1 + (id as i32 % 2);
+                            let mut score = 0;
                             while d <= max_depth as i32 && !shared.stop.load(Ordering::Relaxed) {
-                                w.root(&pos, clocks, &order, d, -INF, INF);
+                                score = aspiration(&mut w, &pos, clocks, &order, d, score);
                                 if w.stopped() {
                                     break;
                                 }
@@ -313,31 +315,7 @@ impl Engine {
                 if clock.pondering() && ponder_hit.load(Ordering::Relaxed) {
                     clock.ponder_hit();
                 }
-                let mut delta = 25;
-                let (mut alpha, mut beta) = if depth >= 4 && score.abs() < MATE_BOUND {
-                    (score - delta, score + delta)
-                } else {
-                    (-INF, INF)
-                };
-                let s = loop {
-                    let s = w.root(&pos, clocks, &order, depth, alpha, beta);
-                    if w.stopped() {
-                        break s;
-                    }
-                    if s <= alpha {
-                        alpha = (alpha - delta).max(-INF);
-                        delta *= 2;
-                    } else if s >= beta {
-                        beta = (beta + delta).min(INF);
-                        delta *= 2;
-                    } else {
-                        break s;
-                    }
-                    if delta > 400 {
-                        alpha = -INF;
-                        beta = INF;
-                    }
-                };
+                let s = aspiration(&mut w, &pos, clocks, &order, depth, score);
                 if w.stopped() && out.depth > 0 {
                     break;
                 }
@@ -464,6 +442,42 @@ impl Engine {
                 }
                 return;
             }
+        }
+    }
+}
+/// Searches the root to `depth` in an aspiration window around the previous iteration's
+/// `score`, widening it on a fail; the first iterations and mate scores use the full window.
+fn aspiration<V: Variant>(
+    w: &mut Worker<'_, V>,
+    pos: &Position<V>,
+    clocks: DrawClocks,
+    order: &[Move<V>],
+    depth: i32,
+    score: i32,
+) -> i32 {
+    let mut delta = 25;
+    let (mut alpha, mut beta) = if depth >= 4 && score.abs() < MATE_BOUND {
+        (score - delta, score + delta)
+    } else {
+        (-INF, INF)
+    };
+    loop {
+        let s = w.root(pos, clocks, order, depth, alpha, beta);
+        if w.stopped() {
+            return s;
+        }
+        if s <= alpha {
+            alpha = (alpha - delta).max(-INF);
+            delta *= 2;
+        } else if s >= beta {
+            beta = (beta + delta).min(INF);
+            delta *= 2;
+        } else {
+            return s;
+        }
+        if delta > 400 {
+            alpha = -INF;
+            beta = INF;
         }
     }
 }
