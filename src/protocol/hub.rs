@@ -226,53 +226,15 @@ enum Input {
 }
 
 /// Reads lines of at most `max` bytes and sends them on; stops after sending `Eof`.
-fn read_lines<R: BufRead>(mut reader: R, tx: &Sender<Input>, max: usize) {
-    let mut line: Vec<u8> = Vec::new();
-    let mut overlong = false;
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                log::debug!("hub: read error on standard input: {e}");
-                &[][..]
-            }
-        };
-        if buf.is_empty() {
-            if overlong {
-                let _ = tx.send(Input::TooLong);
-            } else if !line.is_empty() {
-                let _ = tx.send(Input::Line(std::mem::take(&mut line)));
-            }
-            let _ = tx.send(Input::Eof);
-            return;
-        }
-        let (chunk, complete) = match buf.iter().position(|&b| b == b'\n') {
-            Some(p) => (&buf[..p], true),
-            None => (buf, false),
-        };
-        if !overlong {
-            if line.len() + chunk.len() > max {
-                overlong = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let used = chunk.len() + usize::from(complete);
-        reader.consume(used);
-        if complete {
-            let msg = if overlong {
-                Input::TooLong
-            } else {
-                Input::Line(std::mem::take(&mut line))
-            };
-            overlong = false;
-            if tx.send(msg).is_err() {
-                return;
-            }
-        }
-    }
+fn read_lines<R: BufRead>(reader: R, tx: &Sender<Input>, max: usize) {
+    super::lines::read_lines(reader, max, |item| {
+        tx.send(match item {
+            Ok(line) => Input::Line(line),
+            Err(()) => Input::TooLong,
+        })
+        .is_ok()
+    });
+    let _ = tx.send(Input::Eof);
 }
 
 /// Standard output, one whole flushed line at a time.

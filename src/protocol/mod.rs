@@ -2,3 +2,4 @@
 
 pub mod dxp;
 pub mod hub;
+pub mod lines;

@@ -5,8 +5,9 @@
 //! keeps the last lines of its standard error for error reports. The engine runs in its own
 //! process group, so that killing it also ends anything it started.
 
+use crate::protocol::lines::read_lines;
 use std::collections::VecDeque;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -84,57 +85,6 @@ enum Event {
     Line(Instant, Vec<u8>),
     TooLong,
     Eof,
-}
-
-/// Reads lines of at most `max` bytes, passing each on (`Err` for an overlong one) until `send`
-/// returns false or the input ends.
-fn read_lines<R: BufRead>(
-    mut reader: R,
-    max: usize,
-    mut send: impl FnMut(Result<Vec<u8>, ()>) -> bool,
-) {
-    let mut line = Vec::new();
-    let mut overlong = false;
-    loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => &[][..],
-        };
-        if buf.is_empty() {
-            if overlong {
-                send(Err(()));
-            } else if !line.is_empty() {
-                send(Ok(std::mem::take(&mut line)));
-            }
-            return;
-        }
-        let (chunk, complete) = match buf.iter().position(|&b| b == b'\n') {
-            Some(p) => (&buf[..p], true),
-            None => (buf, false),
-        };
-        if !overlong {
-            if line.len() + chunk.len() > max {
-                overlong = true;
-                line = Vec::new();
-            } else {
-                line.extend_from_slice(chunk);
-            }
-        }
-        let used = chunk.len() + usize::from(complete);
-        reader.consume(used);
-        if complete {
-            let item = if overlong {
-                Err(())
-            } else {
-                Ok(std::mem::take(&mut line))
-            };
-            overlong = false;
-            if !send(item) {
-                return;
-            }
-        }
-    }
 }
 
 /// A printable, short version of an engine's line for messages.
