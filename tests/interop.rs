@@ -8,38 +8,16 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+mod common;
+
 const MIN_PASSED: u64 = 200;
 
-fn python() -> String {
-    std::env::var("DAMAST_PYTHON")
-        .ok()
-        .filter(|s| !s.trim().is_empty())
-        .unwrap_or_else(|| "python3".to_string())
-}
-
-/// Fails the test unless the interpreter runs and has pydraughts (not merely some other package
-/// called `draughts`).
-fn require_pydraughts(python: &str) {
-    let probe = "from draughts import Board\n\
-                 b = Board(variant='standard', fen='W:W31-50:B1-20')\n\
-                 m = b.legal_moves()\n\
-                 assert len(m) == 9 and m[0].board_move and hasattr(m[0], 'captures')\n";
-    let out = Command::new(python).args(["-c", probe]).output();
-    let problem = match out {
-        Err(e) => format!("cannot run the interpreter '{python}': {e}"),
-        Ok(o) if !o.status.success() => format!(
-            "the interpreter '{python}' cannot use pydraughts ({}):\n{}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr).trim()
-        ),
-        Ok(_) => return,
-    };
-    panic!(
-        "{problem}\n\nThis test compares damast with pydraughts and needs a Python with pydraughts \
-         installed. Run `scripts/test.sh` (it creates .venv with pydraughts), or set DAMAST_PYTHON to an \
-         interpreter that has it (e.g. DAMAST_PYTHON=.venv/bin/python)."
-    );
-}
+/// Python code that succeeds only with pydraughts (not merely some other package called
+/// `draughts`).
+const PROBE: &str = "from draughts import Board\n\
+                     b = Board(variant='standard', fen='W:W31-50:B1-20')\n\
+                     m = b.legal_moves()\n\
+                     assert len(m) == 9 and m[0].board_move and hasattr(m[0], 'captures')\n";
 
 /// Reads `N passed, M failed` from the last matching line of the script's output.
 fn summary(stdout: &str) -> Option<(u64, u64)> {
@@ -52,8 +30,7 @@ fn summary(stdout: &str) -> Option<(u64, u64)> {
 
 #[test]
 fn legal_moves_match_pydraughts() {
-    let python = python();
-    require_pydraughts(&python);
+    let python = common::pydraughts_python(PROBE);
     let script: PathBuf = [
         env!("CARGO_MANIFEST_DIR"),
         "tests",

@@ -18,34 +18,13 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(240);
 
-fn python() -> String {
-    std::env::var("DAMAST_PYTHON")
-        .ok()
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "python3".to_string())
-}
+mod common;
 
 #[test]
 fn pydraughts_dxp_client_plays_complete_games() {
-    let py = python();
-    let probe = Command::new(&py)
-        .args([
-            "-c",
-            "import draughts; from draughts.engine import DXPEngine, HubEngine, Limit",
-        ])
-        .output();
-    match probe {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => panic!(
-            "pydraughts cannot be imported with '{py}': {}\nRun scripts/test.sh (it creates a venv with \
-             pydraughts and sets DAMAST_PYTHON), or set DAMAST_PYTHON to a Python that has pydraughts.",
-            String::from_utf8_lossy(&o.stderr).trim()
-        ),
-        Err(e) => panic!(
-            "cannot run Python '{py}': {e}\nRun scripts/test.sh (it creates a venv with pydraughts and sets \
-             DAMAST_PYTHON), or set DAMAST_PYTHON to a Python that has pydraughts."
-        ),
-    }
+    let py = common::pydraughts_python(
+        "import draughts; from draughts.engine import DXPEngine, HubEngine, Limit",
+    );
 
     // the follower, on a free port
     let mut damast = Command::new(env!("CARGO_BIN_EXE_damast"))

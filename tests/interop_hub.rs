@@ -11,34 +11,12 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(240);
 
-fn python() -> String {
-    std::env::var("DAMAST_PYTHON")
-        .ok()
-        .filter(|p| !p.is_empty())
-        .unwrap_or_else(|| "python3".to_string())
-}
+mod common;
 
 #[test]
 fn pydraughts_plays_complete_games() {
-    let py = python();
-    let probe = Command::new(&py)
-        .args([
-            "-c",
-            "import draughts; from draughts.engine import HubEngine, Limit",
-        ])
-        .output();
-    match probe {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => panic!(
-            "pydraughts cannot be imported with '{py}': {}\nRun scripts/test.sh (it creates a venv with \
-             pydraughts and sets DAMAST_PYTHON), or set DAMAST_PYTHON to a Python that has pydraughts.",
-            String::from_utf8_lossy(&o.stderr).trim()
-        ),
-        Err(e) => panic!(
-            "cannot run Python '{py}': {e}\nRun scripts/test.sh (it creates a venv with pydraughts and sets \
-             DAMAST_PYTHON), or set DAMAST_PYTHON to a Python that has pydraughts."
-        ),
-    }
+    let py =
+        common::pydraughts_python("import draughts; from draughts.engine import HubEngine, Limit");
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hub_games.py");
     let mut child = Command::new(&py)
@@ -103,7 +81,8 @@ fn pydraughts_plays_complete_games() {
 /// (tests/interop/read_match_pdn.py).
 #[test]
 fn pydraughts_reads_match_pdn() {
-    let py = python();
+    let py =
+        common::pydraughts_python("import draughts; from draughts.engine import HubEngine, Limit");
     let dir = std::env::temp_dir().join(format!("damast-interop-match-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create a temporary directory");
     let pdn = dir.join("match.pdn");

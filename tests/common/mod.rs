@@ -1,0 +1,27 @@
+//! Helpers shared by the interoperability tests.
+
+use std::process::Command;
+
+/// The Python interpreter for the tests that talk to pydraughts: `DAMAST_PYTHON` (scripts/test.sh
+/// sets it to a venv with pydraughts), else `python3`. Fails the test, with advice, unless the
+/// Python code `probe` runs successfully with it: these tests never pass silently.
+pub fn pydraughts_python(probe: &str) -> String {
+    let python = std::env::var("DAMAST_PYTHON")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| "python3".to_string());
+    let problem = match Command::new(&python).args(["-c", probe]).output() {
+        Err(e) => format!("cannot run the interpreter '{python}': {e}"),
+        Ok(o) if !o.status.success() => format!(
+            "the interpreter '{python}' cannot use pydraughts ({}):\n{}",
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        ),
+        Ok(_) => return python,
+    };
+    panic!(
+        "{problem}\n\nThis test needs a Python with pydraughts installed. Run `scripts/test.sh` (it \
+         creates .venv with pydraughts and sets DAMAST_PYTHON), or set DAMAST_PYTHON to an \
+         interpreter that has it (e.g. DAMAST_PYTHON=.venv/bin/python)."
+    );
+}
