@@ -366,11 +366,12 @@ impl<'a, V: Variant> Worker<'a, V> {
 
         let params = &self.shared.params;
         // Reverse futility: far above beta in a calm position at low depth, the side to move
-        // is assumed to keep its edge.
+        // is assumed to keep its edge. (A quiet node at depth 0 only gets here when the
+        // opponent threatens a capture, so it is not calm: `depth >= 1` spares the check.)
         if !pv_node
             && !is_root
             && !forced_capture
-            && depth <= params.futility_depth
+            && (1..=params.futility_depth).contains(&depth)
             && params.futility_margin > 0
             && beta.abs() < MATE_BOUND
             && !movegen::has_capture(&pos.with_side(pos.side().opponent()))
