@@ -3,6 +3,9 @@
 //! initiator. Processes and sockets all have timeouts, so a hang fails a test instead of blocking
 //! it. Every port is picked by the system (`127.0.0.1:0`), so the tests can run in parallel.
 
+mod common;
+
+use common::Rng;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
@@ -938,22 +941,6 @@ fn the_initiator_survives_a_misbehaving_follower() {
     assert!(!err.contains("panicked"), "{err}");
 }
 
-/// A tiny deterministic random generator (xorshift64*), so that a failure can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Random bytes built from pieces of real messages, digits, letters, NULs and noise.
 fn random_stream(rng: &mut Rng) -> Vec<u8> {
     let pieces: [&[u8]; 12] = [
@@ -973,7 +960,7 @@ fn random_stream(rng: &mut Rng) -> Vec<u8> {
     let mut out = Vec::new();
     for _ in 0..1 + rng.below(12) {
         match rng.below(4) {
-            0 => out.extend_from_slice(pieces[rng.below(pieces.len() as u64) as usize]),
+            0 => out.extend_from_slice(pieces[rng.below(pieces.len())]),
             1 => out.extend((0..rng.below(40)).map(|_| b'0' + rng.below(10) as u8)),
             2 => out.extend((0..rng.below(300)).map(|_| rng.next() as u8)),
             _ => out.extend_from_slice(&bytes(&gamereq(

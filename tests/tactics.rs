@@ -9,6 +9,9 @@
 //! is the only move that does so by at least one and a half men, and the oracle agrees on it at
 //! two depths. The default test re-checks every answer with the oracle and then asks the engine.
 
+mod common;
+
+use common::Rng;
 use damast::core::{fen, movegen, notation, Color, Game, International, Move, Position};
 use damast::engine::time::Limits;
 use damast::engine::{Engine, Mode, Options, SearchHandle};
@@ -232,21 +235,6 @@ fn engine_solves_the_tactics_suite_within_the_node_budget() {
         cases.len(),
         failed.join("\n")
     );
-}
-
-/// xorshift64* for the generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// Prints a fresh suite to stdout (`cargo test --release --test tactics -- --ignored

@@ -1,6 +1,26 @@
-//! Helpers shared by the interoperability tests.
+//! Helpers shared by the integration tests (each test crate uses only some of them).
+
+#![allow(dead_code)]
 
 use std::process::Command;
+
+/// A small deterministic random generator (xorshift64*), so that a failure can be replayed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
 
 /// The Python interpreter for the tests that talk to pydraughts: `DAMAST_PYTHON` (scripts/test.sh
 /// sets it to a venv with pydraughts), else `python3`. Fails the test, with advice, unless the
