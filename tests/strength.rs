@@ -7,6 +7,7 @@ use damast::engine::eval::Weights;
 use damast::engine::search::SearchParams;
 use damast::engine::time::Limits;
 use damast::engine::{Engine, Mode, Options, SearchHandle};
+use damast::tools::r#match::openings::{self, Opening};
 
 /// A deliberately weak opponent: plays the move that leaves it the most material after one ply,
 /// ties broken by a seeded random choice.
@@ -27,6 +28,38 @@ fn material_move(game: &Game<International>, rng: &mut u64) -> Move<Internationa
     *ties[(*rng % ties.len() as u64) as usize]
 }
 
+/// Plays `game` on until the rules end it, `choose` picking each move (told whether it is `a`'s
+/// turn); after `max_plies` the game counts as drawn. Returns `a`'s score (2 win, 1 draw, 0 loss).
+fn play_out(
+    mut game: Game<International>,
+    a: Color,
+    max_plies: usize,
+    mut choose: impl FnMut(&Game<International>, bool) -> Move<International>,
+) -> u32 {
+    for _ in 0..max_plies {
+        match game.result() {
+            GameResult::Win(c) => return if c == a { 2 } else { 0 },
+            GameResult::Draw(_) => return 1,
+            GameResult::Ongoing => {}
+        }
+        let m = choose(&game, game.position().side() == a);
+        game.play(m).unwrap();
+    }
+    1
+}
+
+/// The move `engine` chooses in `game`.
+fn engine_move(
+    engine: &mut Engine,
+    game: &Game<International>,
+    limits: &Limits,
+) -> Move<International> {
+    engine
+        .search(game, limits, Mode::Think, &SearchHandle::new(), &mut |_| {})
+        .best
+        .unwrap()
+}
+
 /// Plays one game; returns Damast's score (2 win, 1 draw, 0 loss).
 fn play(opening: &[&str], damast_white: bool, limits: &Limits, seed: u64) -> u32 {
     let mut game = Game::<International>::default();
@@ -43,27 +76,13 @@ fn play(opening: &[&str], damast_white: bool, limits: &Limits, seed: u64) -> u32
     } else {
         Color::Black
     };
-    for _ in 0..300 {
-        match game.result() {
-            GameResult::Win(c) => return if c == damast { 2 } else { 0 },
-            GameResult::Draw(_) => return 1,
-            GameResult::Ongoing => {}
-        }
-        let m = if game.position().side() == damast {
-            let out = engine.search(
-                &game,
-                limits,
-                Mode::Think,
-                &SearchHandle::new(),
-                &mut |_| {},
-            );
-            out.best.unwrap()
+    play_out(game, damast, 300, |game, damast_to_move| {
+        if damast_to_move {
+            engine_move(&mut engine, game, limits)
         } else {
-            material_move(&game, &mut rng)
-        };
-        game.play(m).unwrap();
-    }
-    1
+            material_move(game, &mut rng)
+        }
+    })
 }
 
 const OPENINGS: &[&[&str]] = &[
@@ -109,19 +128,15 @@ fn match_against_one_ply_material_engine() {
     assert!(w > 15);
 }
 
-/// Plays one game between two search settings from `opening`; returns the score of `a`
-/// (2 win, 1 draw, 0 loss).
+/// Plays one game between two settings from `opening`; returns the score of `a` (2 win, 1 draw,
+/// 0 loss).
 fn play_settings(
-    opening: &[Move<International>],
+    opening: &Opening<International>,
     a: Setting,
     b: Setting,
     a_white: bool,
     limits: &Limits,
 ) -> u32 {
-    let mut game = Game::<International>::default();
-    for m in opening {
-        game.play(*m).unwrap();
-    }
     let engine = |(p, w): Setting| {
         let mut e = Engine::new(Options {
             tt_mib: 16,
@@ -133,55 +148,10 @@ fn play_settings(
     };
     let (mut ea, mut eb) = (engine(a), engine(b));
     let a_color = if a_white { Color::White } else { Color::Black };
-    for _ in 0..400 {
-        match game.result() {
-            GameResult::Win(c) => return if c == a_color { 2 } else { 0 },
-            GameResult::Draw(_) => return 1,
-            GameResult::Ongoing => {}
-        }
-        let e = if game.position().side() == a_color {
-            &mut ea
-        } else {
-            &mut eb
-        };
-        let out = e.search(
-            &game,
-            limits,
-            Mode::Think,
-            &SearchHandle::new(),
-            &mut |_| {},
-        );
-        game.play(out.best.unwrap()).unwrap();
-    }
-    1
-}
-
-/// Every opening of `plies` moves from the start position, in a fixed shuffled order.
-fn openings(plies: usize) -> Vec<Vec<Move<International>>> {
-    let mut lines: Vec<Vec<Move<International>>> = vec![Vec::new()];
-    for _ in 0..plies {
-        let mut next = Vec::new();
-        for line in &lines {
-            let mut g = Game::<International>::default();
-            for m in line {
-                g.play(*m).unwrap();
-            }
-            for m in movegen::legal_moves(g.position()).iter() {
-                let mut l = line.clone();
-                l.push(*m);
-                next.push(l);
-            }
-        }
-        lines = next;
-    }
-    let mut rng = 0x00DD_BA11_u64;
-    for i in (1..lines.len()).rev() {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        lines.swap(i, (rng % (i as u64 + 1)) as usize);
-    }
-    lines
+    play_out(opening.game(), a_color, 400, |game, a_to_move| {
+        let e = if a_to_move { &mut ea } else { &mut eb };
+        engine_move(e, game, limits)
+    })
 }
 
 /// Search settings and evaluation weights of one side of a match.
@@ -214,9 +184,12 @@ fn setting_from_env(var: &str, base: SearchParams) -> Setting {
     (p, w)
 }
 
-/// The selective search (futility, late-move pruning, logarithmic reductions) against the
-/// search as first written, at equal time per move: the measurement behind `SearchParams::DEFAULT`.
-/// `DAMAST_AB_GAMES` sets the number of openings (each played with both colours).
+/// A match between two settings, by default the selective search (futility, late-move pruning,
+/// logarithmic reductions, threat ply) against the search as first written: the measurement
+/// behind `SearchParams::DEFAULT`. Openings come from the shipped suite (book/openings), shuffled
+/// with seed 1. `DAMAST_AB_GAMES` sets the number of openings (each played with both colours),
+/// `DAMAST_AB_NODES` or `DAMAST_AB_MS` the limit per move, `DAMAST_AB_A`/`DAMAST_AB_B` the
+/// settings (`key=value,...`, see `setting_from_env`).
 #[test]
 #[ignore = "a match of minutes; run with --ignored --nocapture"]
 fn selective_search_against_baseline() {
@@ -238,8 +211,10 @@ fn selective_search_against_baseline() {
     let a = setting_from_env("DAMAST_AB_A", SearchParams::DEFAULT);
     let b = setting_from_env("DAMAST_AB_B", SearchParams::BASELINE);
     eprintln!("A = {a:?}\nB = {b:?}");
+    let mut suite = openings::default_suite::<International>();
+    openings::shuffle(&mut suite, 1);
     let (mut w, mut d, mut l) = (0, 0, 0);
-    for o in openings(3).iter().take(n) {
+    for o in suite.iter().take(n) {
         for a_white in [true, false] {
             match play_settings(o, a, b, a_white, &limits) {
                 2 => w += 1,
