@@ -14,7 +14,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(240);
 
@@ -60,49 +60,23 @@ fn pydraughts_dxp_client_plays_complete_games() {
         .expect("damast prints the address it listens on");
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/dxp_games.py");
-    let mut child = Command::new(&py)
-        .arg(&script)
-        .args(["--port", &port])
-        .args(["--hub-engine", env!("CARGO_BIN_EXE_damast")])
-        .args(["--max-plies", "160", "--timeout", "60"])
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the interop script");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for the script") {
-            break Some(s);
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let run = common::run_with_timeout(
+        Command::new(&py)
+            .arg(&script)
+            .args(["--port", &port])
+            .args(["--hub-engine", env!("CARGO_BIN_EXE_damast")])
+            .args(["--max-plies", "160", "--timeout", "60"])
+            .env_remove("RUST_LOG"),
+        TIMEOUT,
+    );
     let alive = matches!(damast.try_wait(), Ok(None));
     let _ = damast.kill();
     let _ = damast.wait();
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
+    let (status, out, err) = (run.status, run.stdout, run.stderr);
     let games = damast_out.join().unwrap_or_default();
     std::thread::sleep(Duration::from_millis(50));
     let log = log.lock().unwrap().clone();
-    println!("{out}\n({:.1} s)", start.elapsed().as_secs_f64());
+    println!("{out}\n({:.1} s)", run.seconds);
     eprintln!("{err}");
     let status = status.unwrap_or_else(|| {
         panic!("the games took more than {TIMEOUT:?}:\n{out}\n{err}\ndamast:\n{log}")

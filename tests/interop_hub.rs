@@ -4,10 +4,9 @@
 //! The Python interpreter is taken from DAMAST_PYTHON (scripts/test.sh sets it to a venv with
 //! pydraughts), else `python3`. Without pydraughts the test fails: it never passes silently.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(240);
 
@@ -19,48 +18,22 @@ fn pydraughts_plays_complete_games() {
         common::pydraughts_python("import draughts; from draughts.engine import HubEngine, Limit");
 
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/hub_games.py");
-    let mut child = Command::new(&py)
-        .arg(&script)
-        .args(["--engine", env!("CARGO_BIN_EXE_damast")])
-        .args([
-            "--time-games",
-            "2",
-            "--depth-games",
-            "2",
-            "--max-plies",
-            "150",
-        ])
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start the interop script");
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().expect("wait for the script") {
-            break Some(s);
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let out = out_reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
+    let run = common::run_with_timeout(
+        Command::new(&py)
+            .arg(&script)
+            .args(["--engine", env!("CARGO_BIN_EXE_damast")])
+            .args([
+                "--time-games",
+                "2",
+                "--depth-games",
+                "2",
+                "--max-plies",
+                "150",
+            ])
+            .env_remove("RUST_LOG"),
+        TIMEOUT,
+    );
+    let (status, out, err) = (run.status, run.stdout, run.stderr);
     println!("{out}");
     eprintln!("{err}");
     let status =

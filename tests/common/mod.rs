@@ -2,7 +2,9 @@
 
 #![allow(dead_code)]
 
-use std::process::Command;
+use std::io::Read;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 /// A small deterministic random generator (xorshift64*), so that a failure can be replayed.
 pub struct Rng(pub u64);
@@ -44,4 +46,52 @@ pub fn pydraughts_python(probe: &str) -> String {
          creates .venv with pydraughts and sets DAMAST_PYTHON), or set DAMAST_PYTHON to an \
          interpreter that has it (e.g. DAMAST_PYTHON=.venv/bin/python)."
     );
+}
+
+/// How a child process ended.
+pub struct Finished {
+    /// Its exit status; `None` when it ran past the time allowed and was killed.
+    pub status: Option<ExitStatus>,
+    /// Everything it wrote on standard output.
+    pub stdout: String,
+    /// Everything it wrote on standard error.
+    pub stderr: String,
+    /// Seconds it ran.
+    pub seconds: f64,
+}
+
+/// Runs `cmd` with its output captured, killing it after `timeout`.
+pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Finished {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let capture = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = pipe.read_to_string(&mut s);
+            s
+        })
+    };
+    let out = capture(Box::new(child.stdout.take().unwrap()));
+    let err = capture(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait for the child") {
+            break Some(s);
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Finished {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        seconds: start.elapsed().as_secs_f64(),
+    }
 }
