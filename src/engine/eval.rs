@@ -228,6 +228,40 @@ mod tests {
     }
 
     #[test]
+    fn men_mobility_and_locked_men() {
+        // White: 41 is locked by 36 and 37, 48 has two free steps (42, 43). Black: 36 (on the
+        // edge) is locked by 41, 37 has one free step (42).
+        let p: Position<International> = fen::parse("W:W41,48:B36,37").unwrap();
+        let base = Weights {
+            man_mobility: 0,
+            locked: 0,
+            ..Weights::DEFAULT
+        };
+        let mobility = Weights {
+            man_mobility: 10,
+            ..base
+        };
+        let locked = Weights { locked: 10, ..base };
+        let score = |c: Color, w: &Weights| side_score(&p, c, w, 256, false);
+        assert_eq!(
+            score(Color::White, &mobility) - score(Color::White, &base),
+            20
+        );
+        assert_eq!(
+            score(Color::Black, &mobility) - score(Color::Black, &base),
+            10
+        );
+        assert_eq!(
+            score(Color::White, &locked) - score(Color::White, &base),
+            -10
+        );
+        assert_eq!(
+            score(Color::Black, &locked) - score(Color::Black, &base),
+            -10
+        );
+    }
+
+    #[test]
     fn lone_king_against_three_is_drawish() {
         let p: Position<International> = fen::parse("W:WK1,K2,K3:BK50").unwrap();
         let q: Position<International> = fen::parse("W:WK1,K2,K3,K4:BK50").unwrap();
