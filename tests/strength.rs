@@ -173,11 +173,10 @@ fn setting_from_env(var: &str, base: SearchParams) -> Setting {
             "futility_depth" => p.futility_depth = n,
             "late_move_count" => p.late_move_count = n as usize,
             "threat_ply" => p.threat_ply = n != 0,
-            "w.man_mobility" => w.man_mobility = n,
-            "w.locked" => w.locked = n,
-            "w.tempo" => w.tempo = n,
-            "w.support" => w.support = n,
-            "w.center" => w.center = n,
+            k if k.starts_with("w.") => {
+                *w.get_mut(&k[2..])
+                    .unwrap_or_else(|| panic!("unknown weight {k}")) = n
+            }
             other => panic!("unknown setting {other}"),
         }
     }
@@ -213,20 +212,38 @@ fn selective_search_against_baseline() {
     eprintln!("A = {a:?}\nB = {b:?}");
     let mut suite = openings::default_suite::<International>();
     openings::shuffle(&mut suite, 1);
-    let (mut w, mut d, mut l) = (0, 0, 0);
-    for o in suite.iter().take(n) {
-        for a_white in [true, false] {
-            match play_settings(o, a, b, a_white, &limits) {
-                2 => w += 1,
-                1 => d += 1,
-                _ => l += 1,
-            }
+    // Games are independent and deterministic, so `DAMAST_AB_THREADS` workers give the same
+    // result as one.
+    let threads: usize = std::env::var("DAMAST_AB_THREADS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1);
+    let jobs: Vec<(&Opening<International>, bool)> = suite
+        .iter()
+        .take(n)
+        .flat_map(|o| [(o, true), (o, false)])
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let tally = std::sync::Mutex::new((0u32, 0u32, 0u32));
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(o, a_white)) = jobs.get(i) else {
+                    break;
+                };
+                let score = play_settings(o, a, b, a_white, &limits);
+                let mut t = tally.lock().unwrap();
+                match score {
+                    2 => t.0 += 1,
+                    1 => t.1 += 1,
+                    _ => t.2 += 1,
+                }
+                eprintln!("A vs B: +{} ={} -{}", t.0, t.1, t.2);
+            });
         }
-        eprintln!("selective vs baseline: +{w} ={d} -{l}");
-    }
-    println!(
-        "selective vs baseline, {} games at {limits:?}: +{w} ={d} -{l}",
-        w + d + l
-    );
+    });
+    let (w, d, l) = tally.into_inner().unwrap();
+    println!("A vs B, {} games at {limits:?}: +{w} ={d} -{l}", w + d + l);
     assert!(w >= l, "+{w} ={d} -{l}");
 }

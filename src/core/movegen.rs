@@ -10,10 +10,10 @@ use crate::core::moves::{Move, MoveFlags, MoveList};
 use crate::core::position::Position;
 use crate::core::variant::{CaptureRule, Color, Variant};
 
-const UP_LEFT: usize = 0;
-const UP_RIGHT: usize = 1;
-const DOWN_LEFT: usize = 2;
-const DOWN_RIGHT: usize = 3;
+pub(crate) const UP_LEFT: usize = 0;
+pub(crate) const UP_RIGHT: usize = 1;
+pub(crate) const DOWN_LEFT: usize = 2;
+pub(crate) const DOWN_RIGHT: usize = 3;
 
 /// One diagonal step of every square of `b` in direction `d`.
 #[inline(always)]

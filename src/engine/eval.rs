@@ -2,75 +2,299 @@
 //!
 //! Every weight lives in [`Weights`], as data, so that it can be tuned from games later.
 
+use crate::core::movegen::{step, DOWN_LEFT, DOWN_RIGHT, UP_LEFT, UP_RIGHT};
 use crate::core::position::Position;
-use crate::core::variant::{Color, Variant};
+use crate::core::variant::{Color, International, Variant, VariantKind};
 
-/// The evaluation weights. Values are in hundredths of a man; `_mg` weights apply with all men on
-/// the board and `_eg` weights with none, interpolated in between.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Weights {
-    /// A man.
-    pub man: i32,
-    /// A king in the middle game.
-    pub king_mg: i32,
-    /// A king in the endgame.
-    pub king_eg: i32,
-    /// Per row a man has advanced, middle game.
-    pub advance_mg: i32,
-    /// Per row a man has advanced, endgame.
-    pub advance_eg: i32,
-    /// A man on the central columns in the middle rows.
-    pub center: i32,
-    /// Penalty per man of difference between the left and right wings.
-    pub balance: i32,
-    /// A man still guarding its back row (middle game, while the opponent has no king).
-    pub back_rank: i32,
-    /// A man that nothing can stop from promoting, per row it has advanced.
-    pub runaway: i32,
-    /// Per square a king can move to.
-    pub king_mobility: i32,
-    /// A man protected from behind on both sides (a solid formation).
-    pub support: i32,
-    /// A man on the outpost square in the centre of the opponent's half, supported from behind.
-    pub outpost: i32,
-    /// Having the move.
-    pub tempo: i32,
-    /// Per free forward step of a man (men mobility: a side that runs out of safe moves loses).
-    pub man_mobility: i32,
-    /// Penalty per locked man: a man whose forward squares are all occupied, so that it is
-    /// stuck until something in front of it moves.
-    pub locked: i32,
-    /// Divisor applied to a score when the stronger side cannot win by material (a lone king
-    /// against up to three pieces).
-    pub drawish_divisor: i32,
+/// Declares [`Weights`] with each weight's doc, name and default value in one place, plus the
+/// name table that tuning and A/B tests use to set a weight by name.
+macro_rules! weights {
+    ($($(#[doc = $doc:literal])+ $name:ident = $value:expr,)+) => {
+        /// The evaluation weights. Values are in hundredths of a man; `_mg` weights apply with
+        /// all men on the board and `_eg` weights with none, interpolated in between.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Weights {
+            $($(#[doc = $doc])+ pub $name: i32,)+
+        }
+
+        impl Weights {
+            /// The weights in use.
+            pub const DEFAULT: Weights = Weights { $($name: $value,)+ };
+
+            /// Every weight's name, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name),)+];
+
+            /// The value of the weight called `name`.
+            pub fn get(&self, name: &str) -> Option<i32> {
+                match name {
+                    $(stringify!($name) => Some(self.$name),)+
+                    _ => None,
+                }
+            }
+
+            /// The weight called `name`, to set (for tuning and A/B matches).
+            pub fn get_mut(&mut self, name: &str) -> Option<&mut i32> {
+                match name {
+                    $(stringify!($name) => Some(&mut self.$name),)+
+                    _ => None,
+                }
+            }
+        }
+    };
 }
 
-impl Weights {
-    /// The weights in use.
-    pub const DEFAULT: Weights = Weights {
-        man: 100,
-        king_mg: 300,
-        king_eg: 350,
-        advance_mg: 2,
-        advance_eg: 8,
-        center: 6,
-        balance: 4,
-        back_rank: 5,
-        runaway: 20,
-        king_mobility: 2,
-        support: 3,
-        outpost: 10,
-        tempo: 3,
-        man_mobility: 2,
-        locked: 4,
-        drawish_divisor: 16,
-    };
+weights! {
+    /// A man.
+    man = 100,
+    /// A king in the middle game.
+    king_mg = 300,
+    /// A king in the endgame.
+    king_eg = 350,
+    /// Per row a man has advanced, middle game.
+    advance_mg = 2,
+    /// Per row a man has advanced, endgame.
+    advance_eg = 8,
+    /// A man on the central columns in the middle rows.
+    center = 6,
+    /// Penalty per man of difference between the left and right wings.
+    balance = 4,
+    /// A man still guarding its back row (middle game, while the opponent has no king).
+    back_rank = 5,
+    /// A man that nothing can stop from promoting, per row it has advanced.
+    runaway = 20,
+    /// Per square a king can move to.
+    king_mobility = 2,
+    /// A king on the main diagonal (the long diagonal between the single corners), which a lone
+    /// king needs to hold a draw and which keeps a king hard to catch.
+    king_main_diagonal = 10,
+    /// A king on one of the two double-corner diagonals.
+    king_double_diagonal = 5,
+    /// A man protected from behind on both sides (a solid formation).
+    support = 3,
+    /// A man on the outpost square in the centre of the opponent's half, supported from behind.
+    outpost = 10,
+    /// Having the move.
+    tempo = 3,
+    /// Per free forward step of a man (men mobility: a side that runs out of safe moves loses).
+    man_mobility = 2,
+    /// Penalty per locked man: a man whose forward squares are all occupied, so that it is
+    /// stuck until something in front of it moves.
+    locked = 4,
+    /// Per opponent man held on a hook: every forward step of it is blocked by the edge or by
+    /// one of our men that it cannot capture (the square behind that man is not empty), and at
+    /// least one of them is ours. One of our men ties it down.
+    hook = 5,
+    /// International only: the fork lock ("hekstelling"), our men on 26, 27, 31 and 36 against
+    /// the opponent's 16 and 18 (from White's side; Black's is the same turned round).
+    fork_lock = 15,
+    /// International only, a penalty: the chain lock ("kettingstelling"), our man on 28 (or 29)
+    /// held by the opponent's 22 and 23 (23 and 24), with the squares beside ours empty.
+    chain_lock = 15,
+    /// International only: a wing lock, the opponent's wing held by one of our men: our 25
+    /// against their 20 backed by 30 or 35; our 26 and 28 against their 11 and 17 with 6 and 22
+    /// empty; our 26 against their 16 and 21 backed by 27 or 32.
+    wing_lock = 15,
+    /// International only: the "golden man" on 48 (3 for Black), middle game.
+    golden_man = 8,
+    /// Divisor applied to a score when the stronger side cannot win by material (a lone king
+    /// against up to three pieces).
+    drawish_divisor = 16,
 }
 
 impl Default for Weights {
     fn default() -> Self {
         Weights::DEFAULT
     }
+}
+
+/// A formation of international draughts, in square numbers seen from White's side.
+struct Formation {
+    /// Squares that hold our men.
+    ours: &'static [u8],
+    /// Squares that hold the opponent's men.
+    theirs: &'static [u8],
+    /// Squares that are empty.
+    empty: &'static [u8],
+    /// Squares of which at least one holds one of our men (nothing required when empty).
+    any_ours: &'static [u8],
+}
+
+/// A [`Formation`] as bit masks for one colour.
+#[derive(Clone, Copy)]
+struct FormationMasks {
+    ours: u64,
+    theirs: u64,
+    empty: u64,
+    any_ours: u64,
+}
+
+impl FormationMasks {
+    /// Whether the formation stands on the board for the side with men `ours` against men
+    /// `theirs`, with `empty` the empty squares.
+    #[inline(always)]
+    fn on(&self, ours: u64, theirs: u64, empty: u64) -> bool {
+        ours & self.ours == self.ours
+            && theirs & self.theirs == self.theirs
+            && empty & self.empty == self.empty
+            && (self.any_ours == 0 || ours & self.any_ours != 0)
+    }
+}
+
+/// The bits of international `squares`, for White, or for Black (turned round: n becomes 51 − n).
+const fn square_mask(squares: &[u8], black: bool) -> u64 {
+    let mut m = 0u64;
+    let mut i = 0;
+    while i < squares.len() {
+        let n = if black { 51 - squares[i] } else { squares[i] };
+        m |= 1u64 << <International as Variant>::SQUARE_TO_BIT[n as usize - 1];
+        i += 1;
+    }
+    m
+}
+
+/// Compiles formations to masks, for White (index 0) and Black (index 1).
+const fn compile<const N: usize>(fs: [Formation; N]) -> [[FormationMasks; 2]; N] {
+    let zero = FormationMasks {
+        ours: 0,
+        theirs: 0,
+        empty: 0,
+        any_ours: 0,
+    };
+    let mut t = [[zero; 2]; N];
+    let mut i = 0;
+    while i < N {
+        let mut c = 0;
+        while c < 2 {
+            let black = c == 1;
+            t[i][c] = FormationMasks {
+                ours: square_mask(fs[i].ours, black),
+                theirs: square_mask(fs[i].theirs, black),
+                empty: square_mask(fs[i].empty, black),
+                any_ours: square_mask(fs[i].any_ours, black),
+            };
+            c += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+/// The fork lock ("hekstelling").
+const FORK_LOCK: [[FormationMasks; 2]; 1] = compile([Formation {
+    ours: &[26, 27, 31, 36],
+    theirs: &[16, 18],
+    empty: &[],
+    any_ours: &[],
+}]);
+
+/// The chain lock ("kettingstelling"), from the side of the man held.
+const CHAIN_LOCK: [[FormationMasks; 2]; 2] = compile([
+    Formation {
+        ours: &[28],
+        theirs: &[22, 23],
+        empty: &[27, 29],
+        any_ours: &[],
+    },
+    Formation {
+        ours: &[29],
+        theirs: &[23, 24],
+        empty: &[28, 30],
+        any_ours: &[],
+    },
+]);
+
+/// Wing locks: a wing of the opponent held by few of our men.
+const WING_LOCK: [[FormationMasks; 2]; 3] = compile([
+    Formation {
+        ours: &[25],
+        theirs: &[20],
+        empty: &[],
+        any_ours: &[30, 35],
+    },
+    Formation {
+        ours: &[26, 28],
+        theirs: &[11, 17],
+        empty: &[6, 22],
+        any_ours: &[],
+    },
+    Formation {
+        ours: &[26],
+        theirs: &[16, 21],
+        empty: &[],
+        any_ours: &[27, 32],
+    },
+]);
+
+/// The golden man's square (48 for White, 3 for Black).
+const GOLDEN_MAN: [u64; 2] = [square_mask(&[48], false), square_mask(&[48], true)];
+
+/// How many of `table`'s formations stand for `color`.
+#[inline(always)]
+fn count_formations<const N: usize>(
+    table: &[[FormationMasks; 2]; N],
+    color: Color,
+    ours: u64,
+    theirs: u64,
+    empty: u64,
+) -> i32 {
+    table
+        .iter()
+        .filter(|f| f[color.index()].on(ours, theirs, empty))
+        .count() as i32
+}
+
+/// The named international formations for `color`: fork, chain and wing locks, golden man.
+fn formations<V: Variant>(pos: &Position<V>, color: Color, w: &Weights, phase: i32) -> i32 {
+    let ours = pos.men(color).0;
+    let theirs = pos.men(color.opponent()).0;
+    let empty = pos.empty().0;
+    count_formations(&FORK_LOCK, color, ours, theirs, empty) * w.fork_lock
+        - count_formations(&CHAIN_LOCK, color, ours, theirs, empty) * w.chain_lock
+        + count_formations(&WING_LOCK, color, ours, theirs, empty) * w.wing_lock
+        + (ours & GOLDEN_MAN[color.index()] != 0) as i32 * w.golden_man * phase / 256
+}
+
+/// The opponent's men that `color` holds on a hook: each forward step of such a man is blocked
+/// by the edge or by a piece of `color` that it cannot capture (nothing empty behind it), and at
+/// least one of the two by a piece of `color`.
+fn hooked_men<V: Variant>(pos: &Position<V>, color: Color) -> u64 {
+    let held = pos.men(color.opponent()).0;
+    let ours = pos.pieces(color).0;
+    let empty = pos.empty().0;
+    // the opposites of the held men's two forward directions
+    let backs = match color {
+        Color::White => [UP_RIGHT, UP_LEFT],
+        Color::Black => [DOWN_RIGHT, DOWN_LEFT],
+    };
+    let mut blocked = [0u64; 2];
+    let mut by_us = 0u64;
+    for (i, back) in backs.into_iter().enumerate() {
+        // squares whose forward step (the opposite of `back`) is on the board
+        let inside = step::<V>(V::ALL.0, back);
+        // our pieces with no empty square behind them, seen from the held man
+        let solid = ours & !step::<V>(empty, back);
+        let ours_ahead = held & step::<V>(solid, back);
+        blocked[i] = (held & !inside) | ours_ahead;
+        by_us |= ours_ahead;
+    }
+    blocked[0] & blocked[1] & by_us
+}
+
+/// One side's king-line score: kings on the main and the double-corner diagonals.
+#[inline(always)]
+fn king_lines<V: Variant>(kings: u64, w: &Weights) -> i32 {
+    if kings == 0 {
+        return 0;
+    }
+    let corner = V::SQUARE_TO_BIT[(V::SQUARES - V::HALF) as usize] as usize;
+    let main = (1u64 << corner) | V::RAYS[UP_RIGHT][corner];
+    let (a, b) = (
+        V::SQUARE_TO_BIT[0] as usize,
+        V::SQUARE_TO_BIT[V::HALF as usize] as usize,
+    );
+    let double = (1u64 << a) | V::RAYS[DOWN_RIGHT][a] | (1u64 << b) | V::RAYS[DOWN_RIGHT][b];
+    (kings & main).count_ones() as i32 * w.king_main_diagonal
+        + (kings & double).count_ones() as i32 * w.king_double_diagonal
 }
 
 /// Forward direction steps for a man of `color` (both diagonals), as a set.
@@ -175,6 +399,13 @@ fn side_score<V: Variant>(
 
     let mob = crate::core::movegen::king_quiet_count::<V>(kings, pos.empty().0) as i32;
     s += mob * w.king_mobility;
+    s += king_lines::<V>(kings, w);
+    if w.hook != 0 {
+        s += hooked_men(pos, color).count_ones() as i32 * w.hook;
+    }
+    if V::KIND == VariantKind::International {
+        s += formations(pos, color, w, phase);
+    }
     s
 }
 
@@ -259,6 +490,118 @@ mod tests {
             score(Color::Black, &locked) - score(Color::Black, &base),
             -10
         );
+    }
+
+    /// A weight set with every term zero except `name`, which is 10.
+    fn only(name: &str) -> Weights {
+        let mut w = Weights::DEFAULT;
+        for n in Weights::NAMES {
+            *w.get_mut(n).unwrap() = 0;
+        }
+        *w.get_mut(name).unwrap() = 10;
+        w
+    }
+
+    /// `color`'s score from the formation table alone, with only weight `name` set.
+    fn formation_score(fen_text: &str, color: Color, name: &str) -> i32 {
+        let p: Position<International> = fen::parse(fen_text).unwrap();
+        formations(&p, color, &only(name), 256)
+    }
+
+    #[test]
+    fn weights_are_named() {
+        let mut w = Weights::DEFAULT;
+        assert_eq!(Weights::NAMES.len(), 23);
+        *w.get_mut("hook").unwrap() = 7;
+        assert_eq!(w.hook, 7);
+        assert!(w.get_mut("no_such_weight").is_none());
+    }
+
+    #[test]
+    fn named_formations_for_both_colours() {
+        // fork lock, and the same turned round for Black (n becomes 51 - n)
+        let fork = "W:W26,27,31,36:B16,18";
+        assert_eq!(formation_score(fork, Color::White, "fork_lock"), 10);
+        assert_eq!(formation_score(fork, Color::Black, "fork_lock"), 0);
+        assert_eq!(
+            formation_score("W:W16,18:B25,24,20,15", Color::White, "fork_lock"),
+            0
+        );
+        assert_eq!(
+            formation_score("W:W33,35:B25,24,20,15", Color::Black, "fork_lock"),
+            10
+        );
+        // one man missing: no lock
+        assert_eq!(
+            formation_score("W:W26,27,31:B16,18", Color::White, "fork_lock"),
+            0
+        );
+        // chain lock: a penalty for the side held, not when a square beside it is taken
+        assert_eq!(
+            formation_score("W:W28:B22,23", Color::White, "chain_lock"),
+            -10
+        );
+        assert_eq!(
+            formation_score("W:W28,29:B22,23", Color::White, "chain_lock"),
+            0
+        );
+        assert_eq!(
+            formation_score("W:W29:B23,24", Color::White, "chain_lock"),
+            -10
+        );
+        assert_eq!(
+            formation_score("B:W29,28:B23", Color::Black, "chain_lock"),
+            -10
+        );
+        // wing lock: 25 against 20 needs 30 or 35 behind it
+        assert_eq!(
+            formation_score("W:W25,35:B20", Color::White, "wing_lock"),
+            10
+        );
+        assert_eq!(formation_score("W:W25:B20", Color::White, "wing_lock"), 0);
+        assert_eq!(
+            formation_score("W:W31:B26,16", Color::Black, "wing_lock"),
+            10
+        );
+        // golden man, scaled by the stage of the game
+        assert_eq!(formation_score("W:W48:B3", Color::White, "golden_man"), 10);
+        assert_eq!(formation_score("W:W48:B3", Color::Black, "golden_man"), 10);
+        assert_eq!(formation_score("W:W47:B4", Color::White, "golden_man"), 0);
+    }
+
+    #[test]
+    fn hooked_men_are_held_by_a_man_they_cannot_take() {
+        let hooked = |f: &str, c: Color| {
+            let p: Position<International> = fen::parse(f).unwrap();
+            hooked_men(&p, c).count_ones()
+        };
+        // Black 25 on the edge can only go to 30; White's 30 is backed by 34 (or by anything).
+        assert_eq!(hooked("W:W30,34:B25", Color::White), 1);
+        assert_eq!(hooked("W:W30:B25,34", Color::White), 1);
+        // nothing behind 30: Black 25 takes it, so it is not held
+        assert_eq!(hooked("W:W30:B25", Color::White), 0);
+        // Black 19 blocked by White 23 (backed by 28) and 24 (backed by 30)
+        assert_eq!(hooked("W:W23,24,28,30:B19", Color::White), 1);
+        // ... but with one way out it is free
+        assert_eq!(hooked("W:W23,28:B19", Color::White), 0);
+        // blocked by its own men only: locked, not hooked
+        assert_eq!(hooked("W:W46:B25,30,34", Color::White), 0);
+        // White men are hooked by Black the same way (26 on the edge against 21 backed by 17)
+        assert_eq!(hooked("W:W26:B21,17", Color::Black), 1);
+        assert_eq!(hooked("W:W26:B21", Color::Black), 0);
+    }
+
+    #[test]
+    fn kings_on_the_long_diagonals() {
+        let lines = |f: &str, name: &str| {
+            let p: Position<International> = fen::parse(f).unwrap();
+            king_lines::<International>(p.kings(Color::White).0, &only(name))
+        };
+        assert_eq!(lines("W:WK46,K5,K23:B1", "king_main_diagonal"), 30);
+        assert_eq!(lines("W:WK46,K5,K23:B1", "king_double_diagonal"), 10);
+        assert_eq!(lines("W:WK1,K45,K6,K50,K22:B3", "king_double_diagonal"), 50);
+        assert_eq!(lines("W:WK1,K45,K6,K50,K22:B3", "king_main_diagonal"), 0);
+        assert_eq!(lines("W:WK26,K3:B1", "king_double_diagonal"), 0);
     }
 
     #[test]
