@@ -4,13 +4,13 @@
 //! - the incremental Zobrist hash equals the hash computed from scratch along random games;
 //! - every legal move reads back from its Hub form and its PDN form;
 //! - `fen::parse` and `notation::parse` return errors, never panic, on arbitrary text;
-//! - `movegen::count` and `movegen::has_capture` agree with `movegen::legal_moves`.
+//! - `movegen::count`, `movegen::has_capture` and `movegen::has_quiet_move` agree with `movegen::legal_moves`.
 //!
 //! Positions come from random placements of men and kings and from random games from the start
 //! position. A failing case is shrunk and printed by proptest; set `PROPTEST_RNG_SEED` to replay a
 //! run and `PROPTEST_CASES` to run more cases.
 
-use damast::core::{fen, movegen, notation, Color, Piece, Position, Square, Variant};
+use damast::core::{fen, movegen, notation, Color, MoveList, Piece, Position, Square, Variant};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
@@ -174,6 +174,13 @@ macro_rules! variant_properties {
                     prop_assert_eq!(
                         movegen::has_capture(&pos),
                         list.iter().any(|m| m.is_capture()),
+                        "FEN {}", fen::write(&pos)
+                    );
+                    let mut quiet = MoveList::new();
+                    movegen::generate_quiet(&pos, &mut quiet);
+                    prop_assert_eq!(
+                        movegen::has_quiet_move(&pos),
+                        !quiet.is_empty(),
                         "FEN {}", fen::write(&pos)
                     );
                     // Either every move captures or none does.

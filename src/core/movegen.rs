@@ -393,6 +393,21 @@ pub fn has_capture<V: Variant>(pos: &Position<V>) -> bool {
     false
 }
 
+/// Whether the side to move has a non-capturing move (whether [`generate_quiet`] would add any):
+/// a man with a free forward square or a king with a free neighbouring square.
+#[inline]
+pub fn has_quiet_move<V: Variant>(pos: &Position<V>) -> bool {
+    let us = pos.side();
+    let empty = pos.empty().0;
+    let men = pos.men(us).0;
+    let [d0, d1] = forward(us);
+    if (step::<V>(men, d0) | step::<V>(men, d1)) & empty != 0 {
+        return true;
+    }
+    let kings = pos.kings(us).0;
+    kings != 0 && (0..4).any(|d| step::<V>(kings, d) & empty != 0)
+}
+
 /// Appends the captures of the side to move (majority rule applied, equal moves merged).
 pub fn generate_captures<V: Variant>(pos: &Position<V>, list: &mut MoveList<V>) {
     let mut sink = ListSink { list, best: 0 };

@@ -210,9 +210,16 @@ impl<V: Variant> Position<V> {
             .collect()
     }
 
-    /// The same pieces with the other side to move.
+    /// The same pieces with `side` to move (the hash is updated, not recomputed).
+    #[inline]
     pub fn with_side(&self, side: Color) -> Self {
-        Self::from_bitboards(self.white, self.black, self.kings, side)
+        let mut p = *self;
+        if side != self.side {
+            p.side = side;
+            p.hash ^= zobrist::BLACK_TO_MOVE;
+        }
+        debug_assert_eq!(p.hash, p.compute_hash(), "incremental hash diverged");
+        p
     }
 
     /// The hash computed from scratch (the incremental one must always equal it).

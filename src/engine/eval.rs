@@ -306,7 +306,80 @@ fn forward<V: Variant>(b: u64, color: Color) -> u64 {
     }
 }
 
+/// The squares of one side's positional terms, as sets over the layout.
+struct Masks {
+    /// Squares whose advance (rows from the side's own back row) has bit `k` set: the advance
+    /// of a set of men is the sum over `k` of `2^k` times the men on `advance_bits[k]`.
+    advance_bits: [u64; 4],
+    /// The central columns of the middle rows.
+    center: u64,
+    /// The left half of the board (seen from White).
+    left: u64,
+    /// The side's own back row.
+    back_row: u64,
+    /// The outpost squares in the centre of the opponent's half.
+    outpost: u64,
+    /// Squares at least half the board forward: only a man there can be a runaway.
+    runaway: u64,
+}
+
+impl Masks {
+    /// The masks of `color` in variant `V`, from the rows and columns of its layout.
+    const fn new<V: Variant>(color: Color) -> Masks {
+        assert!(V::ROWS <= 16, "an advance must fit in four bits");
+        let rows = V::ROWS as i32;
+        let cols = 2 * V::HALF as i32;
+        let mut m = Masks {
+            advance_bits: [0; 4],
+            center: 0,
+            left: 0,
+            back_row: 0,
+            outpost: 0,
+            runaway: 0,
+        };
+        let mut b = 0;
+        while b < 64 {
+            if V::ALL.0 >> b & 1 != 0 {
+                let bit = 1u64 << b;
+                let row = V::ROW_OF[b] as i32;
+                let col = V::COL_OF[b] as i32;
+                let adv = match color {
+                    Color::White => rows - 1 - row,
+                    Color::Black => row,
+                };
+                let mut k = 0;
+                while k < 4 {
+                    if adv >> k & 1 != 0 {
+                        m.advance_bits[k] |= bit;
+                    }
+                    k += 1;
+                }
+                if col >= 2 && col <= cols - 3 && adv >= 3 && adv <= rows - 4 {
+                    m.center |= bit;
+                }
+                if col < cols / 2 {
+                    m.left |= bit;
+                }
+                if adv == 0 {
+                    m.back_row |= bit;
+                }
+                if adv == rows / 2 && col >= 3 && col <= cols - 4 {
+                    m.outpost |= bit;
+                }
+                if adv >= rows / 2 {
+                    m.runaway |= bit;
+                }
+            }
+            b += 1;
+        }
+        m
+    }
+}
+
 /// One side's score (positive is good for `color`), without material scaling.
+///
+/// The positional terms are counted set-wise over the masks of [`Masks`]; only the men that may
+/// be runaways are looked at one by one.
 fn side_score<V: Variant>(
     pos: &Position<V>,
     color: Color,
@@ -314,54 +387,49 @@ fn side_score<V: Variant>(
     phase: i32,
     opp_has_king: bool,
 ) -> i32 {
+    let masks: &[Masks; 2] =
+        &const { [Masks::new::<V>(Color::White), Masks::new::<V>(Color::Black)] };
+    let mk = &masks[color.index()];
     let men = pos.men(color).0;
     let kings = pos.kings(color).0;
+    let own = pos.pieces(color).0;
     let occ = pos.occupied().0;
     let full = 256;
     let king_value = (w.king_mg * phase + w.king_eg * (full - phase)) / full;
     let advance_w = (w.advance_mg * phase + w.advance_eg * (full - phase)) / full;
-    let mut s = men.count_ones() as i32 * w.man + kings.count_ones() as i32 * king_value;
+    let count = |set: u64| set.count_ones() as i32;
+    let n_men = count(men);
+    let mut s = n_men * w.man + count(kings) * king_value;
 
-    let rows = V::ROWS as i32;
-    let cols = 2 * V::HALF as i32;
-    let mut left: i32 = 0;
-    let mut right = 0;
-    let mut m = men;
-    while m != 0 {
-        let b = m.trailing_zeros();
-        m &= m - 1;
-        let row = V::ROW_OF[b as usize] as i32;
-        let col = V::COL_OF[b as usize] as i32;
-        let adv = if color == Color::White {
-            rows - 1 - row
-        } else {
-            row
-        };
-        s += adv * advance_w;
-        if col >= 2 && col <= cols - 3 && adv >= 3 && adv <= rows - 4 {
-            s += w.center;
-        }
-        if col < cols / 2 {
-            left += 1;
-        } else {
-            right += 1;
-        }
-        if adv == 0 && !opp_has_king {
-            s += w.back_rank * phase / full;
-        }
-        // protected from behind on both diagonals (or by the edge)
-        let behind = match color {
-            Color::White => ((1u64 << b) << V::HALF) | ((1u64 << b) << (V::HALF + 1)),
-            Color::Black => ((1u64 << b) >> V::HALF) | ((1u64 << b) >> (V::HALF + 1)),
-        } & V::ALL.0;
-        if behind != 0 && behind & !pos.pieces(color).0 == 0 {
-            s += w.support;
-        }
-        if adv == rows / 2 && col >= 3 && col <= cols - 4 && behind & pos.pieces(color).0 != 0 {
-            s += w.outpost;
-        }
-        // runaway: nothing in the cone in front of the man
-        if adv >= rows / 2 && !opp_has_king {
+    let mut advance = 0;
+    for (k, bits) in mk.advance_bits.iter().enumerate() {
+        advance += count(men & bits) << k;
+    }
+    s += advance * advance_w;
+    s += count(men & mk.center) * w.center;
+    if !opp_has_king {
+        s += count(men & mk.back_row) * (w.back_rank * phase / full);
+    }
+    // Protected from behind on both diagonals (or by the edge): the men with a square behind
+    // them on the board and none behind them that is not their own. `forward` of a set gives
+    // the men with a square of that set behind them.
+    let behind_on_board = forward::<V>(V::ALL.0, color);
+    let behind_not_own = forward::<V>(V::ALL.0 & !own, color);
+    s += count(men & behind_on_board & !behind_not_own) * w.support;
+    s += count(men & mk.outpost & forward::<V>(own, color)) * w.outpost;
+
+    // runaway: nothing in the cone in front of the man
+    if !opp_has_king {
+        let rows = V::ROWS as i32;
+        let mut m = men & mk.runaway;
+        while m != 0 {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            let row = V::ROW_OF[b as usize] as i32;
+            let adv = match color {
+                Color::White => rows - 1 - row,
+                Color::Black => row,
+            };
             let mut cone = 1u64 << b;
             let mut clear = true;
             for _ in adv..rows - 1 {
@@ -376,6 +444,9 @@ fn side_score<V: Variant>(
             }
         }
     }
+
+    let left = count(men & mk.left);
+    let right = n_men - left;
     s -= (left - right).abs() * w.balance * phase / full;
 
     // men mobility and locked men, set-wise
@@ -602,6 +673,127 @@ mod tests {
         assert_eq!(lines("W:WK1,K45,K6,K50,K22:B3", "king_double_diagonal"), 50);
         assert_eq!(lines("W:WK1,K45,K6,K50,K22:B3", "king_main_diagonal"), 0);
         assert_eq!(lines("W:WK26,K3:B1", "king_double_diagonal"), 0);
+    }
+
+    /// The per-man form of the positional terms that `side_score` counts set-wise.
+    fn positional_per_man<V: Variant>(
+        pos: &Position<V>,
+        color: Color,
+        w: &Weights,
+        phase: i32,
+        opp_has_king: bool,
+    ) -> i32 {
+        let (rows, cols, full) = (V::ROWS as i32, 2 * V::HALF as i32, 256);
+        let own = pos.pieces(color).0;
+        let advance_w = (w.advance_mg * phase + w.advance_eg * (full - phase)) / full;
+        let (mut s, mut left, mut right) = (0, 0i32, 0);
+        let mut m = pos.men(color).0;
+        while m != 0 {
+            let b = m.trailing_zeros();
+            m &= m - 1;
+            let (row, col) = (V::ROW_OF[b as usize] as i32, V::COL_OF[b as usize] as i32);
+            let adv = if color == Color::White {
+                rows - 1 - row
+            } else {
+                row
+            };
+            s += adv * advance_w;
+            if col >= 2 && col <= cols - 3 && adv >= 3 && adv <= rows - 4 {
+                s += w.center;
+            }
+            if col < cols / 2 {
+                left += 1;
+            } else {
+                right += 1;
+            }
+            if adv == 0 && !opp_has_king {
+                s += w.back_rank * phase / full;
+            }
+            let behind = match color {
+                Color::White => ((1u64 << b) << V::HALF) | ((1u64 << b) << (V::HALF + 1)),
+                Color::Black => ((1u64 << b) >> V::HALF) | ((1u64 << b) >> (V::HALF + 1)),
+            } & V::ALL.0;
+            if behind != 0 && behind & !own == 0 {
+                s += w.support;
+            }
+            if adv == rows / 2 && col >= 3 && col <= cols - 4 && behind & own != 0 {
+                s += w.outpost;
+            }
+        }
+        s - (left - right).abs() * w.balance * phase / full
+    }
+
+    /// `side_score` with only the terms that the per-man form covers.
+    fn positional_set_wise<V: Variant>(
+        pos: &Position<V>,
+        color: Color,
+        w: &Weights,
+        phase: i32,
+        opp_has_king: bool,
+    ) -> i32 {
+        let only = Weights {
+            man: 0,
+            king_mg: 0,
+            king_eg: 0,
+            runaway: 0,
+            king_mobility: 0,
+            man_mobility: 0,
+            locked: 0,
+            hook: 0,
+            king_main_diagonal: 0,
+            king_double_diagonal: 0,
+            fork_lock: 0,
+            chain_lock: 0,
+            wing_lock: 0,
+            golden_man: 0,
+            ..*w
+        };
+        side_score(pos, color, &only, phase, opp_has_king)
+    }
+
+    fn set_wise_terms_match_per_man<V: Variant>() {
+        // Positions along a fixed pseudo-random game from the start, for both colours, several
+        // phases and with and without an enemy king.
+        let mut pos = Position::<V>::start();
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let w = Weights {
+            center: 7,
+            back_rank: 11,
+            support: 5,
+            outpost: 13,
+            balance: 3,
+            ..Weights::DEFAULT
+        };
+        for _ in 0..200 {
+            for c in [Color::White, Color::Black] {
+                for phase in [0, 77, 128, 201, 256] {
+                    for k in [false, true] {
+                        assert_eq!(
+                            positional_set_wise(&pos, c, &w, phase, k),
+                            positional_per_man(&pos, c, &w, phase, k),
+                            "{} {c:?} {phase} {k}",
+                            crate::core::fen::write(&pos)
+                        );
+                    }
+                }
+            }
+            let moves = crate::core::movegen::legal_moves(&pos);
+            if moves.is_empty() {
+                pos = Position::<V>::start();
+                continue;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            pos = pos.make(&moves[(seed % moves.len() as u64) as usize]);
+        }
+    }
+
+    #[test]
+    fn set_wise_terms_match_per_man_in_every_variant() {
+        set_wise_terms_match_per_man::<International>();
+        set_wise_terms_match_per_man::<crate::core::variant::Brazilian>();
+        set_wise_terms_match_per_man::<crate::core::variant::Russian>();
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::core::game::DrawClocks;
 use crate::core::movegen;
-use crate::core::moves::{Move, MoveList};
+use crate::core::moves::{Move, MoveList, MAX_MOVES};
 use crate::core::position::Position;
 use crate::core::variant::Variant;
 use crate::engine::eval::{self, Weights};
@@ -126,9 +126,11 @@ fn from_tt(score: i32, ply: usize) -> i32 {
 fn reductions(divisor: i32) -> Box<[[u8; 64]; 64]> {
     let mut t = Box::new([[0u8; 64]; 64]);
     if divisor > 0 {
+        // the logarithms of 1..=64, computed once (index 0 is never read)
+        let ln: [f64; 65] = std::array::from_fn(|x| (x as f64).ln());
         for (d, row) in t.iter_mut().enumerate().skip(1) {
             for (i, r) in row.iter_mut().enumerate() {
-                let v = (d as f64).ln() * ((i + 1) as f64).ln() * 100.0 / divisor as f64;
+                let v = ln[d] * ln[i + 1] * 100.0 / divisor as f64;
                 *r = (v + 0.5).min(60.0) as u8;
             }
         }
@@ -157,6 +159,8 @@ pub struct Worker<'a, V: Variant> {
     pub seldepth: usize,
     /// Late-move reductions by depth and move number.
     reductions: Box<[[u8; 64]; 64]>,
+    /// Move ordering scores, one row per ply (kept here so that no node clears a large array).
+    scores: Vec<[i32; MAX_MOVES]>,
 }
 
 impl<'a, V: Variant> Worker<'a, V> {
@@ -181,6 +185,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             stopped: false,
             leaf_depth_sum: 0,
             reductions: reductions(shared.params.lmr_divisor),
+            scores: vec![[0; MAX_MOVES]; MAX_PLY],
             leaves: 0,
             seldepth: 0,
         }
@@ -271,8 +276,8 @@ impl<'a, V: Variant> Worker<'a, V> {
         eval::evaluate_with(pos, &self.shared.weights)
     }
 
-    /// Searches the root position to `depth` in the window (alpha, beta); `root_moves` is the
-    /// root move list in the order to try.
+    /// Searches the root position to `depth` (at least 1) in the window (alpha, beta);
+    /// `root_moves` is the root move list in the order to try.
     pub fn root(
         &mut self,
         pos: &Position<V>,
@@ -326,9 +331,26 @@ impl<'a, V: Variant> Worker<'a, V> {
         let mut list = MoveList::new();
         match root_moves {
             Some(r) => {
+                debug_assert!(depth >= 1, "the root is searched to depth 1 at least");
                 for m in r {
                     list.push(*m);
                 }
+            }
+            None if depth <= 0 && !movegen::has_capture(pos) => {
+                // A quiet position is scored statically, unless the side to move has no move
+                // (it has lost) or the opponent threatens a capture: then every move is tried
+                // once more (at depth 0 only, so this adds one ply at most). The moves are only
+                // generated in that case.
+                if !movegen::has_quiet_move(pos) {
+                    return -MATE + ply as i32;
+                }
+                let threatened = depth == 0
+                    && self.shared.params.threat_ply
+                    && movegen::has_capture(&pos.with_side(pos.side().opponent()));
+                if !threatened {
+                    return self.evaluate(pos, ply);
+                }
+                movegen::generate_quiet(pos, &mut list);
             }
             None => movegen::generate(pos, &mut list),
         }
@@ -336,16 +358,6 @@ impl<'a, V: Variant> Worker<'a, V> {
             return -MATE + ply as i32;
         }
         let forced_capture = list[0].is_capture();
-        if depth <= 0 && !forced_capture {
-            // A quiet position is scored statically, unless the opponent threatens a capture:
-            // then every move is tried once more (at depth 0 only, so this adds one ply at most).
-            let threatened = depth == 0
-                && self.shared.params.threat_ply
-                && movegen::has_capture(&pos.with_side(pos.side().opponent()));
-            if !threatened {
-                return self.evaluate(pos, ply);
-            }
-        }
 
         let key = pos.hash();
         let mut tt_move = 0;
@@ -390,9 +402,9 @@ impl<'a, V: Variant> Worker<'a, V> {
         // Order: table move, then by capture size and promotion, killers, history.
         let side = pos.side().index();
         let killers = self.killers[ply];
-        let mut scores = [0i32; crate::core::moves::MAX_MOVES];
         let n = list.len();
         if !is_root {
+            let scores = &mut self.scores[ply];
             for (i, m) in list.iter().enumerate() {
                 let code = encode(m);
                 scores[i] = if code == tt_move {
@@ -418,6 +430,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         for i in 0..n {
             if !is_root {
                 // pick the best remaining move
+                let scores = &mut self.scores[ply];
                 let mut bi = i;
                 for j in i + 1..n {
                     if scores[j] > scores[bi] {
