@@ -9,7 +9,7 @@ use damast::core::variant::VariantKind;
 use damast::core::{fen, movegen, notation, pdn, Game, Position, Variant};
 use damast::engine::time::Limits;
 use damast::engine::{Engine, Options};
-use damast::tools::{analyze, bench, perft};
+use damast::tools::{analyze, bench, perft, tune};
 use damast::with_variant;
 
 #[derive(Parser)]
@@ -81,6 +81,9 @@ enum Command {
     Match(Box<damast::tools::r#match::MatchArgs>),
     /// Play engine against engine over TCP with DXP (DamExchange), as follower or initiator.
     Dxp(DxpArgs),
+    /// Tune the evaluation weights from self-play games (Texel's method).
+    #[command(subcommand)]
+    Tune(TuneCommand),
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
         /// Variant: international (alias normal, standard), brazilian, russian.
@@ -89,6 +92,50 @@ enum Command {
         /// The position as a PDN FEN (default: the variant's initial position).
         #[arg(long)]
         fen: Option<String>,
+    },
+}
+
+/// The steps of `damast tune`.
+#[derive(Subcommand)]
+enum TuneCommand {
+    /// Play self-play games at a fixed node count; write each quiet position as `FEN;result`.
+    Generate {
+        /// Variant: international (alias normal, standard), brazilian, russian.
+        #[arg(long, default_value = "international")]
+        variant: VariantKind,
+        /// Number of games.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Nodes per move.
+        #[arg(long, default_value_t = 5000)]
+        nodes: u64,
+        /// Random plies at the start of each game, for variety.
+        #[arg(long, default_value_t = 8)]
+        random_plies: usize,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Seed of the random openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Fit the weights to a file of `FEN;result` lines; prints the tuned weights.
+    Fit {
+        /// Variant: international (alias normal, standard), brazilian, russian.
+        #[arg(long, default_value = "international")]
+        variant: VariantKind,
+        /// The training file.
+        #[arg(long)]
+        data: std::path::PathBuf,
+        /// Weights to tune, comma-separated (default: all but `man` and `drawish_divisor`).
+        #[arg(long, value_delimiter = ',')]
+        weights: Vec<String>,
+        /// Passes over the weights, at most.
+        #[arg(long, default_value_t = 20)]
+        passes: usize,
     },
 }
 
@@ -307,6 +354,37 @@ fn run_bench(depth: u32) -> Result<(), String> {
     Ok(())
 }
 
+fn run_tune_generate<V: Variant>(
+    cfg: &tune::GenerateConfig,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut w = std::io::BufWriter::new(file);
+    let bar = indicatif::ProgressBar::new(cfg.games as u64);
+    let lines = tune::generate::<V>(cfg, &mut w, &|n| bar.set_position(n as u64))
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    bar.finish_and_clear();
+    println!(
+        "games={} positions={lines} file={}",
+        cfg.games,
+        out.display()
+    );
+    Ok(())
+}
+
+fn run_tune_fit<V: Variant>(
+    data: &std::path::Path,
+    names: &[String],
+    passes: usize,
+) -> Result<(), String> {
+    let text = std::fs::read_to_string(data).map_err(|e| format!("{}: {e}", data.display()))?;
+    let samples = tune::load::<V>(&text).map_err(|e| format!("{}: {e}", data.display()))?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut out = std::io::stdout().lock();
+    tune::fit_and_report(&samples, &names, passes, &mut out).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 fn run_match(args: damast::tools::r#match::MatchArgs) -> Result<(), String> {
     let config = args.into_config().map_err(|e| e.to_string())?;
     let mut out = std::io::stdout().lock();
@@ -368,6 +446,30 @@ fn main() -> ExitCode {
             with_variant!(variant, V => run_analyze::<V>(a))
         }),
         Command::Bench { depth } => run_bench(depth),
+        Command::Tune(TuneCommand::Generate {
+            variant,
+            games,
+            nodes,
+            random_plies,
+            threads,
+            seed,
+            out,
+        }) => {
+            let cfg = tune::GenerateConfig {
+                games,
+                nodes: nodes.max(1),
+                random_plies,
+                threads: threads.clamp(1, 256),
+                seed,
+            };
+            with_variant!(variant, V => run_tune_generate::<V>(&cfg, &out))
+        }
+        Command::Tune(TuneCommand::Fit {
+            variant,
+            data,
+            weights,
+            passes,
+        }) => with_variant!(variant, V => run_tune_fit::<V>(&data, &weights, passes)),
         Command::Hub => return damast::protocol::hub::run(),
         Command::Match(args) => run_match(*args),
         Command::Dxp(args) => run_dxp(args),

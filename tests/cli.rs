@@ -285,3 +285,72 @@ fn missing_or_bad_arguments_are_reported() {
         (&["frobnicate"], &["frobnicate"]),
     ]);
 }
+
+#[test]
+fn tune_generates_labelled_positions_and_fits_weights() {
+    let dir = std::env::temp_dir().join(format!("damast-tune-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let data = dir.join("data.txt");
+    let data_arg = data.to_str().unwrap();
+    let out = ok_lines(&[
+        "tune",
+        "generate",
+        "--games",
+        "2",
+        "--nodes",
+        "300",
+        "--threads",
+        "2",
+        "--out",
+        data_arg,
+    ]);
+    let last = out.last().expect("a summary line");
+    let positions: usize = last
+        .split_whitespace()
+        .find_map(|f| f.strip_prefix("positions="))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no positions= in {last:?}"));
+    let text = std::fs::read_to_string(&data).unwrap();
+    assert_eq!(text.lines().count(), positions);
+    assert!(positions > 20, "{positions}");
+
+    let fit = ok_lines(&[
+        "tune",
+        "fit",
+        "--data",
+        data_arg,
+        "--weights",
+        "center,tempo",
+        "--passes",
+        "2",
+    ]);
+    assert!(
+        fit[0].starts_with(&format!("positions={positions} k=")),
+        "{fit:?}"
+    );
+    // every weight is printed once, as `name = value`
+    for name in ["man", "center", "tempo", "hook", "wing_lock"] {
+        let n = fit
+            .iter()
+            .filter(|l| l.starts_with(&format!("{name} = ")))
+            .count();
+        assert_eq!(n, 1, "{name} in {fit:?}");
+    }
+
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "W:W31-50:B1-20;1\nW:W31-50:B1-20;3\n").unwrap();
+    let bad_arg = bad.to_str().unwrap();
+    check_errors(&[
+        (
+            &["tune", "fit", "--data", data_arg, "--weights", "nosuch"],
+            &["unknown weight", "nosuch"],
+        ),
+        (&["tune", "fit", "--data", bad_arg], &["line 2"]),
+        (
+            &["tune", "fit", "--data", "/nonexistent/damast.txt"],
+            &["/nonexistent/damast.txt"],
+        ),
+        (&["tune", "generate", "--out"], &["out"]),
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,6 +1,7 @@
-//! Tools built on the engine: analysis, bench, perft and the match runner.
+//! Tools built on the engine: analysis, bench, perft, the match runner and weight tuning.
 
 pub mod analyze;
 pub mod bench;
 pub mod r#match;
 pub mod perft;
+pub mod tune;
