@@ -187,6 +187,8 @@ fn setting_from_env(var: &str, base: SearchParams) -> Setting {
 /// logarithmic reductions, threat ply) against the search as first written: the measurement
 /// behind `SearchParams::DEFAULT`. Openings come from the shipped suite (book/openings), shuffled
 /// with seed 1. `DAMAST_AB_GAMES` sets the number of openings (each played with both colours),
+/// `DAMAST_AB_SKIP` how many of the shuffled openings to pass over first (for a fresh sample),
+/// `DAMAST_AB_THREADS` the number of games played at once,
 /// `DAMAST_AB_NODES` or `DAMAST_AB_MS` the limit per move, `DAMAST_AB_A`/`DAMAST_AB_B` the
 /// settings (`key=value,...`, see `setting_from_env`).
 #[test]
@@ -212,6 +214,10 @@ fn selective_search_against_baseline() {
     eprintln!("A = {a:?}\nB = {b:?}");
     let mut suite = openings::default_suite::<International>();
     openings::shuffle(&mut suite, 1);
+    let skip: usize = std::env::var("DAMAST_AB_SKIP")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     // Games are independent and deterministic, so `DAMAST_AB_THREADS` workers give the same
     // result as one.
     let threads: usize = std::env::var("DAMAST_AB_THREADS")
@@ -220,6 +226,7 @@ fn selective_search_against_baseline() {
         .unwrap_or(1);
     let jobs: Vec<(&Opening<International>, bool)> = suite
         .iter()
+        .skip(skip)
         .take(n)
         .flat_map(|o| [(o, true), (o, false)])
         .collect();
