@@ -108,6 +108,8 @@ pub struct EngineProcess {
     stdin: Option<ChildStdin>,
     events: Receiver<Event>,
     stderr: Arc<Mutex<VecDeque<String>>>,
+    /// The thread reading standard error (it ends when the process's error output closes).
+    err_reader: Option<thread::JoinHandle<()>>,
     /// Whether the process is known to have ended.
     dead: bool,
     /// The `id` line's fields (`name`, `version`, `author`, `country`).
@@ -177,21 +179,25 @@ impl EngineProcess {
                     true
                 });
             });
+        let err_reader = match reader.and(err_reader) {
+            Ok(h) => h,
+            Err(e) => {
+                return Err(EngineError::Spawn {
+                    program: spec.cmd[0].clone(),
+                    reason: format!("cannot start a reader thread: {e}"),
+                })
+            }
+        };
         let mut engine = EngineProcess {
             stdin: child.stdin.take(),
             child,
             events,
             stderr,
+            err_reader: Some(err_reader),
             dead: false,
             id: Vec::new(),
             params: Vec::new(),
         };
-        if let Err(e) = reader.and(err_reader) {
-            return Err(EngineError::Spawn {
-                program: spec.cmd[0].clone(),
-                reason: format!("cannot start a reader thread: {e}"),
-            });
-        }
         engine.send("hub")?;
         let deadline = Instant::now() + Duration::from_secs_f64(timeout);
         loop {
@@ -381,13 +387,23 @@ impl EngineProcess {
 
     /// Describes a crash: the exit status if the process has ended, and its last error line.
     fn crash(&mut self) -> EngineError {
+        // Give the process up to half a second to be reaped, and then the error reader as long
+        // to take in its last lines (both lag behind the end of standard output under load).
         let mut status = None;
-        for _ in 0..20 {
+        for _ in 0..100 {
             if let Ok(Some(s)) = self.child.try_wait() {
                 status = Some(s);
                 break;
             }
             thread::sleep(Duration::from_millis(5));
+        }
+        if status.is_some() {
+            for _ in 0..100 {
+                if self.err_reader.as_ref().is_none_or(|h| h.is_finished()) {
+                    break;
+                }
+                thread::sleep(Duration::from_millis(5));
+            }
         }
         let mut text = match status {
             Some(s) => format!(" ({s})"),
