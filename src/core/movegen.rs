@@ -393,6 +393,12 @@ pub fn has_capture<V: Variant>(pos: &Position<V>) -> bool {
     false
 }
 
+/// Whether the side not to move would have a capture if it were its turn (a threat).
+#[inline]
+pub fn opponent_has_capture<V: Variant>(pos: &Position<V>) -> bool {
+    has_capture(&pos.with_side(pos.side().opponent()))
+}
+
 /// Whether the side to move has a non-capturing move (whether [`generate_quiet`] would add any):
 /// a man with a free forward square or a king with a free neighbouring square.
 #[inline]
@@ -519,6 +525,16 @@ pub fn king_quiet_count<V: Variant>(kings: u64, empty: u64) -> u32 {
 mod tests {
     use super::*;
     use crate::core::variant::{International, Russian};
+
+    #[test]
+    fn opponent_capture_is_a_threat_of_the_side_not_to_move() {
+        let parse = |f: &str| crate::core::fen::parse::<International>(f).unwrap();
+        // White to move cannot take (19 blocks 28x19, 28 blocks 19x28); Black's 23 could.
+        let p = parse("W:W19,28:B23");
+        assert!(!has_capture(&p));
+        assert!(opponent_has_capture(&p));
+        assert!(!opponent_has_capture(&parse("W:W46:B5")));
+    }
 
     #[test]
     fn start_position_has_nine_moves() {

@@ -346,7 +346,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 }
                 let threatened = depth == 0
                     && self.shared.params.threat_ply
-                    && movegen::has_capture(&pos.with_side(pos.side().opponent()));
+                    && movegen::opponent_has_capture(pos);
                 if !threatened {
                     return self.evaluate(pos, ply);
                 }
@@ -386,7 +386,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             && (1..=params.futility_depth).contains(&depth)
             && params.futility_margin > 0
             && beta.abs() < MATE_BOUND
-            && !movegen::has_capture(&pos.with_side(pos.side().opponent()))
+            && !movegen::opponent_has_capture(pos)
         {
             let stand = eval::evaluate_with(pos, &self.shared.weights);
             if stand - params.futility_margin * depth >= beta {

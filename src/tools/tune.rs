@@ -87,7 +87,7 @@ fn next_random(state: &mut u64) -> u64 {
 
 /// Whether neither side has a capture in `pos`: its static evaluation then means something.
 pub fn is_quiet<V: Variant>(pos: &Position<V>) -> bool {
-    !movegen::has_capture(pos) && !movegen::has_capture(&pos.with_side(pos.side().opponent()))
+    !movegen::has_capture(pos) && !movegen::opponent_has_capture(pos)
 }
 
 /// Plays game number `index` with `engine`; returns its quiet positions after the random
