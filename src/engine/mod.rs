@@ -5,6 +5,7 @@
 
 pub mod eval;
 pub mod levels;
+pub mod rng;
 pub mod search;
 pub mod time;
 pub mod tt;
@@ -138,7 +139,7 @@ impl SearchHandle {
 pub struct Engine {
     options: Options,
     tt: Tt,
-    rng: u64,
+    rng: rng::Rng,
     weights: Weights,
     params: SearchParams,
 }
@@ -158,7 +159,7 @@ impl Engine {
     /// An engine with the given options.
     pub fn new(options: Options) -> Engine {
         let tt = Tt::new(options.tt_mib);
-        let rng = options.seed | 1;
+        let rng = rng::Rng::new(options.seed);
         Engine {
             options,
             tt,
@@ -202,16 +203,6 @@ impl Engine {
     /// Forgets everything learnt in earlier searches.
     pub fn new_game(&mut self) {
         self.tt.clear();
-    }
-
-    fn next_random(&mut self) -> u64 {
-        // xorshift64*
-        let mut x = self.rng;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.rng = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
     /// Searches the game's current position.
@@ -430,7 +421,7 @@ impl Engine {
             .map(|(m, s)| (*m, (((*s - best) as f64) / t).exp()))
             .collect();
         let total: f64 = ok.iter().map(|x| x.1).sum();
-        let mut r = (self.next_random() >> 11) as f64 / (1u64 << 53) as f64 * total;
+        let mut r = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
         for (m, wgt) in &ok {
             r -= wgt;
             if r <= 0.0 {

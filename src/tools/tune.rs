@@ -17,6 +17,7 @@ use crate::core::position::Position;
 use crate::core::variant::{Color, Variant};
 use crate::core::{fen, movegen};
 use crate::engine::eval::{evaluate_with, Weights};
+use crate::engine::rng::Rng;
 use crate::engine::time::Limits;
 use crate::engine::{Engine, Mode, Options, SearchHandle};
 
@@ -77,14 +78,6 @@ pub enum TuneError {
     },
 }
 
-/// A xorshift step, for the random openings.
-fn next_random(state: &mut u64) -> u64 {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    *state
-}
-
 /// Whether neither side has a capture in `pos`: its static evaluation then means something.
 pub fn is_quiet<V: Variant>(pos: &Position<V>) -> bool {
     !movegen::has_capture(pos) && !movegen::opponent_has_capture(pos)
@@ -93,7 +86,7 @@ pub fn is_quiet<V: Variant>(pos: &Position<V>) -> bool {
 /// Plays game number `index` with `engine`; returns its quiet positions after the random
 /// opening, each as a `FEN;result` line.
 fn play_game<V: Variant>(engine: &mut Engine, cfg: &GenerateConfig, index: usize) -> Vec<String> {
-    let mut rng = (cfg.seed.wrapping_add(index as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rng = Rng::new(cfg.seed.wrapping_add(index as u64));
     let mut game = Game::<V>::new(Position::start());
     engine.new_game();
     let limits = Limits::nodes(cfg.nodes);
@@ -109,7 +102,7 @@ fn play_game<V: Variant>(engine: &mut Engine, cfg: &GenerateConfig, index: usize
         }
         let m = if game.moves().len() < cfg.random_plies {
             let legal = movegen::legal_moves(game.position());
-            legal[(next_random(&mut rng) % legal.len() as u64) as usize]
+            legal[rng.below(legal.len())]
         } else {
             if is_quiet(game.position()) {
                 quiet.push(fen::write(game.position()));
