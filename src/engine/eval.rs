@@ -294,13 +294,17 @@ fn king_lines<V: Variant>(kings: u64, w: &Weights) -> i32 {
     if kings == 0 {
         return 0;
     }
-    let corner = V::SQUARE_TO_BIT[(V::SQUARES - V::HALF) as usize] as usize;
-    let main = (1u64 << corner) | V::RAYS[UP_RIGHT][corner];
-    let (a, b) = (
-        V::SQUARE_TO_BIT[0] as usize,
-        V::SQUARE_TO_BIT[V::HALF as usize] as usize,
-    );
-    let double = (1u64 << a) | V::RAYS[DOWN_RIGHT][a] | (1u64 << b) | V::RAYS[DOWN_RIGHT][b];
+    // the main diagonal from White's left corner, and the two diagonals from the top-left
+    // double corner (squares 1 and half+1) down to the other one
+    let (main, double) = const {
+        let corner = V::SQUARE_TO_BIT[(V::SQUARES - V::HALF) as usize] as usize;
+        let a = V::SQUARE_TO_BIT[0] as usize;
+        let b = V::SQUARE_TO_BIT[V::HALF as usize] as usize;
+        (
+            (1u64 << corner) | V::RAYS[UP_RIGHT][corner],
+            (1u64 << a) | V::RAYS[DOWN_RIGHT][a] | (1u64 << b) | V::RAYS[DOWN_RIGHT][b],
+        )
+    };
     (kings & main).count_ones() as i32 * w.king_main_diagonal
         + (kings & double).count_ones() as i32 * w.king_double_diagonal
 }
