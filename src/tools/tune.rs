@@ -134,7 +134,7 @@ fn play_game<V: Variant>(engine: &mut Engine, cfg: &GenerateConfig, index: usize
 
 /// Plays `cfg.games` self-play games and writes their quiet positions to `out`, one
 /// `FEN;result` line each; `on_game` is told the number of games finished so far. Returns the
-/// number of lines written.
+/// number of lines written, or the first write error (the games stop at once then).
 pub fn generate<V: Variant>(
     cfg: &GenerateConfig,
     out: &mut (dyn Write + Send),
@@ -157,12 +157,13 @@ pub fn generate<V: Variant>(
                     }
                     let lines = play_game::<V>(&mut engine, cfg, i);
                     let mut s = sink.lock().unwrap_or_else(|e| e.into_inner());
-                    for l in &lines {
-                        if s.2.is_none() {
-                            if let Err(e) = writeln!(s.0, "{l}") {
-                                s.2 = Some(e);
-                            }
-                        }
+                    if s.2.is_some() {
+                        // writing failed already: no use playing on
+                        break;
+                    }
+                    if let Err(e) = lines.iter().try_for_each(|l| writeln!(s.0, "{l}")) {
+                        s.2 = Some(e);
+                        break;
                     }
                     s.1 += lines.len();
                     drop(s);
@@ -381,6 +382,34 @@ mod tests {
         assert!(tuned.man > 20, "{}", tuned.man);
         assert!(loss(&s, &tuned, 1.0) < before);
         assert!(passes >= 1);
+    }
+
+    /// A writer that always fails.
+    struct Broken;
+    impl Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_error_stops_generation_and_is_returned() {
+        let cfg = GenerateConfig {
+            games: 50,
+            nodes: 300,
+            random_plies: 4,
+            threads: 2,
+            seed: 3,
+        };
+        let finished = AtomicUsize::new(0);
+        let err =
+            generate::<International>(&cfg, &mut Broken, &|n| finished.store(n, Ordering::Relaxed))
+                .unwrap_err();
+        assert_eq!(err.to_string(), "disk full");
+        assert_eq!(finished.load(Ordering::Relaxed), 0);
     }
 
     #[test]
