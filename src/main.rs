@@ -68,12 +68,16 @@ enum Command {
         /// Transposition table size in MiB.
         #[arg(long, default_value_t = 64)]
         tt_size: usize,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Search the built-in bench positions with one thread; prints `nodes=TOTAL nps=...` last.
     Bench {
         /// Search depth.
         #[arg(long, default_value_t = damast::tools::bench::DEFAULT_DEPTH)]
         depth: u32,
+        #[command(flatten)]
+        eval: EvalArgs,
     },
     /// Speak the Hub protocol on standard input and output.
     Hub,
@@ -84,6 +88,66 @@ enum Command {
     /// Tune the evaluation weights from self-play games (Texel's method).
     #[command(subcommand)]
     Tune(TuneCommand),
+    /// Play self-play games for training into a binary game file (resumes an existing file).
+    Selfplay {
+        /// Variant: international (alias normal, standard), brazilian, russian.
+        #[arg(long, default_value = "international")]
+        variant: VariantKind,
+        /// Games the file should hold when done.
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Nodes per move.
+        #[arg(long, default_value_t = 2000)]
+        nodes: u64,
+        /// Most random plies after the opening (each game draws 0 to this many).
+        #[arg(long, default_value_t = 6)]
+        random_plies: u16,
+        /// Threads (games played at once; default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seed of the games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Adjudicate a win when both sides' searches agree on this margin (hundredths of a man).
+        #[arg(long, default_value_t = 600)]
+        adjudicate: i32,
+        /// The game file to write or resume.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
+    /// Train a pattern net on self-play game files (`damast selfplay`) and write it.
+    Train {
+        /// Variant: international (alias normal, standard), brazilian, russian.
+        #[arg(long, default_value = "international")]
+        variant: VariantKind,
+        /// Game files to train on.
+        #[arg(long, required = true, num_args = 1..)]
+        data: Vec<std::path::PathBuf>,
+        /// The net file to write.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Passes over the data.
+        #[arg(long, default_value_t = 16)]
+        epochs: usize,
+        /// Samples per mini-batch.
+        #[arg(long, default_value_t = 16384)]
+        batch: usize,
+        /// Adam's step size (hundredths of a man).
+        #[arg(long, default_value_t = 3.0)]
+        lr: f32,
+        /// Share of the game result in the target; the rest is the search score.
+        #[arg(long, default_value_t = 0.1)]
+        lambda: f32,
+        /// Seed of the shuffles.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Window configurations seen fewer times than this keep weight 0.
+        #[arg(long, default_value_t = 0)]
+        min_count: u32,
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
         /// Variant: international (alias normal, standard), brazilian, russian.
@@ -93,6 +157,32 @@ enum Command {
         #[arg(long)]
         fen: Option<String>,
     },
+}
+
+/// The evaluation to play with.
+#[derive(clap::Args, Clone, Debug)]
+struct EvalArgs {
+    /// Evaluation: learned (the pattern net) or classic (the handwritten one).
+    #[arg(long, default_value = "learned")]
+    eval: damast::engine::evaluator::EvalKind,
+    /// A pattern net file to use instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    eval_file: Option<std::path::PathBuf>,
+}
+
+impl EvalArgs {
+    /// `base` with this evaluation; a bad net file is an error.
+    fn apply(&self, base: Options) -> Result<Options, String> {
+        let net = match &self.eval_file {
+            Some(p) => Some(std::sync::Arc::new(damast::engine::pattern::file::load(p)?)),
+            None => None,
+        };
+        Ok(Options {
+            eval: self.eval,
+            net,
+            ..base
+        })
+    }
 }
 
 /// The steps of `damast tune`.
@@ -304,13 +394,14 @@ struct AnalyzeArgs {
     limits: Limits,
     threads: usize,
     tt_size: usize,
+    options: Options,
 }
 
 fn run_analyze<V: Variant>(a: AnalyzeArgs) -> Result<(), String> {
     let mut engine = Engine::new(Options {
         threads: a.threads.max(1),
         tt_mib: a.tt_size.max(1),
-        ..Options::default()
+        ..a.options
     });
     let mut out = std::io::stdout().lock();
     if let Some(path) = &a.pdn {
@@ -343,8 +434,8 @@ fn run_analyze<V: Variant>(a: AnalyzeArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn run_bench(depth: u32) -> Result<(), String> {
-    let r = bench::run(depth.clamp(1, 40));
+fn run_bench(depth: u32, options: &Options) -> Result<(), String> {
+    let r = bench::run(depth.clamp(1, 40), options);
     let mut out = std::io::stdout().lock();
     for (i, n) in r.per_position.iter().enumerate() {
         let _ = writeln!(out, "position={} nodes={}", i + 1, n);
@@ -367,6 +458,113 @@ fn run_tune_generate<V: Variant>(
     println!(
         "games={} positions={lines} file={}",
         cfg.games,
+        out.display()
+    );
+    Ok(())
+}
+
+fn run_selfplay<V: Variant>(
+    cfg: &damast::tools::selfplay::SelfplayConfig,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let bar = indicatif::ProgressBar::new(cfg.games as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} games {msg} [{elapsed_precise}, eta {eta}]",
+        )
+        .expect("a valid template"),
+    );
+    let start = Instant::now();
+    let mut first: Option<u64> = None;
+    let done = damast::tools::selfplay::run::<V>(cfg, out, &mut |p| {
+        let base = *first.get_or_insert(p.positions);
+        let rate = (p.positions - base) as f64 / start.elapsed().as_secs_f64().max(1e-3);
+        bar.set_position(p.games as u64);
+        let msg = format!("{} positions, {rate:.0} positions/s", p.positions);
+        if bar.is_hidden() {
+            // not a terminal: a line now and then
+            if p.games % 256 < cfg.threads.max(1) * 4 {
+                eprintln!("games={} {msg}", p.games);
+            }
+        }
+        bar.set_message(msg);
+    })
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    println!(
+        "games={} positions={} seconds={:.1} file={}",
+        done.games,
+        done.positions,
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(())
+}
+
+fn run_train<V: Variant>(
+    cfg: &damast::tools::train::TrainConfig,
+    data: &[std::path::PathBuf],
+    out: &std::path::Path,
+) -> Result<(), String> {
+    use damast::tools::train;
+    let start = Instant::now();
+    let files = data
+        .iter()
+        .map(|p| {
+            std::fs::read(p)
+                .map(|b| (p.display().to_string(), b))
+                .map_err(|e| format!("{}: {e}", p.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (tr, va) = train::load::<V>(&files, cfg.valid_every)?;
+    drop(files);
+    if tr.is_empty() {
+        return Err("no quiet, searched position in the data".into());
+    }
+    println!(
+        "samples train={} valid={} load_seconds={:.1}",
+        tr.len(),
+        va.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let bar = indicatif::ProgressBar::new(0).with_style(
+        indicatif::ProgressStyle::with_template(
+            "epoch {msg} {bar:30} {pos}/{len} batches [{elapsed_precise}]",
+        )
+        .expect("a valid template"),
+    );
+    let mut epoch = 1;
+    bar.set_message(format!("{epoch}/{}", cfg.epochs));
+    let net = train::train::<V>(
+        cfg,
+        &tr,
+        &va,
+        &mut |done, of| {
+            bar.set_length(of as u64);
+            bar.set_position(done as u64);
+        },
+        &mut |r| {
+            let line = format!(
+                "epoch={} train_loss={:.6} valid_loss={:.6}",
+                r.epoch, r.train, r.valid
+            );
+            if bar.is_hidden() {
+                println!("{line}");
+            } else {
+                bar.println(line);
+            }
+            epoch = r.epoch + 1;
+            bar.set_message(format!("{epoch}/{}", cfg.epochs));
+        },
+    );
+    bar.finish_and_clear();
+    let bytes = damast::engine::pattern::file::write(&net);
+    std::fs::write(out, &bytes).map_err(|e| format!("{}: {e}", out.display()))?;
+    println!(
+        "scale={:.1} net_valid_loss={:.6} bytes={} seconds={:.1} file={}",
+        net.scale,
+        train::net_loss::<V>(&net, &va, cfg.lambda),
+        bytes.len(),
+        start.elapsed().as_secs_f64(),
         out.display()
     );
     Ok(())
@@ -434,6 +632,7 @@ fn main() -> ExitCode {
             nodes,
             threads,
             tt_size,
+            eval,
         } => limits(depth, time, nodes).and_then(|limits| {
             let a = AnalyzeArgs {
                 fen,
@@ -442,10 +641,13 @@ fn main() -> ExitCode {
                 limits,
                 threads,
                 tt_size,
+                options: eval.apply(Options::default())?,
             };
             with_variant!(variant, V => run_analyze::<V>(a))
         }),
-        Command::Bench { depth } => run_bench(depth),
+        Command::Bench { depth, eval } => eval
+            .apply(Options::default())
+            .and_then(|o| run_bench(depth, &o)),
         Command::Tune(TuneCommand::Generate {
             variant,
             games,
@@ -470,6 +672,58 @@ fn main() -> ExitCode {
             weights,
             passes,
         }) => with_variant!(variant, V => run_tune_fit::<V>(&data, &weights, passes)),
+        Command::Selfplay {
+            variant,
+            games,
+            nodes,
+            random_plies,
+            threads,
+            seed,
+            adjudicate,
+            out,
+        } => {
+            let cfg = damast::tools::selfplay::SelfplayConfig {
+                games,
+                nodes: nodes.max(1),
+                random_plies,
+                seed,
+                threads: threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                    .clamp(1, 256),
+                adjudicate: adjudicate.max(1),
+                ..Default::default()
+            };
+            with_variant!(variant, V => run_selfplay::<V>(&cfg, &out))
+        }
+        Command::Train {
+            variant,
+            data,
+            out,
+            epochs,
+            batch,
+            lr,
+            lambda,
+            seed,
+            min_count,
+            threads,
+        } => {
+            let cfg = damast::tools::train::TrainConfig {
+                epochs,
+                batch: batch.max(1),
+                lr,
+                lambda: lambda.clamp(0.0, 1.0),
+                seed,
+                min_count,
+                ..Default::default()
+            };
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.unwrap_or(0))
+                .build()
+                .map_err(|e| e.to_string());
+            pool.and_then(|pool| {
+                pool.install(|| with_variant!(variant, V => run_train::<V>(&cfg, &data, &out)))
+            })
+        }
         Command::Hub => return damast::protocol::hub::run(),
         Command::Match(args) => run_match(*args),
         Command::Dxp(args) => run_dxp(args),

@@ -508,17 +508,29 @@ pub fn evaluate_with<V: Variant>(pos: &Position<V>, w: &Weights) -> i32 {
     let their_kings = pos.kings(them).any();
     let mine = side_score(pos, us, w, phase, their_kings);
     let theirs = side_score(pos, them, w, phase, our_kings);
-    let mut score = mine - theirs + w.tempo;
+    scale_drawish(pos, mine - theirs + w.tempo, w.drawish_divisor)
+}
 
+/// Scales `score` (for the side to move) down where material alone cannot win: divided by
+/// `divisor` when the side ahead faces a lone king with at most three pieces, and halved when
+/// both sides have kings and the piece counts differ by at most one.
+#[inline]
+pub fn scale_drawish<V: Variant>(pos: &Position<V>, score: i32, divisor: i32) -> i32 {
+    let us = pos.side();
+    let them = us.opponent();
     // A lone king holds a draw against up to three pieces in most endings.
     let (n_us, n_them) = (pos.pieces(us).count(), pos.pieces(them).count());
     let lone = |c: Color| pos.pieces(c).count() == 1 && pos.kings(c).count() == 1;
     if (lone(them) && n_us <= 3 && score > 0) || (lone(us) && n_them <= 3 && score < 0) {
-        score /= w.drawish_divisor;
-    } else if our_kings && their_kings && (n_us as i32 - n_them as i32).abs() <= 1 {
-        score /= 2;
+        score / divisor.max(1)
+    } else if pos.kings(us).any()
+        && pos.kings(them).any()
+        && (n_us as i32 - n_them as i32).abs() <= 1
+    {
+        score / 2
+    } else {
+        score
     }
-    score
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 //! The search itself knows nothing of protocols.
 
 pub mod eval;
+pub mod evaluator;
 pub mod levels;
+pub mod pattern;
 pub mod rng;
 pub mod search;
 pub mod time;
@@ -19,7 +21,9 @@ use crate::core::moves::Move;
 use crate::core::position::Position;
 use crate::core::variant::Variant;
 use eval::Weights;
+use evaluator::{EvalKind, Evaluator};
 use levels::Level;
+use pattern::PatternEval;
 use search::{SearchParams, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
 use time::{Clock, Limits};
 use tt::Tt;
@@ -46,6 +50,10 @@ pub struct Options {
     pub level: Level,
     /// Seed of the random choices of the weaker levels.
     pub seed: u64,
+    /// The evaluation: the learned net or the handwritten one.
+    pub eval: EvalKind,
+    /// A net to play with instead of the built-in one (for the variant it was made for).
+    pub net: Option<Arc<PatternEval>>,
 }
 
 impl Default for Options {
@@ -55,6 +63,8 @@ impl Default for Options {
             tt_mib: 64,
             level: Level::EXPERT,
             seed: 0x005E_EDDA_3A57,
+            eval: EvalKind::default(),
+            net: None,
         }
     }
 }
@@ -195,6 +205,30 @@ impl Engine {
         self.weights = weights;
     }
 
+    /// Chooses the evaluation: the learned net or the handwritten one.
+    pub fn set_eval_kind(&mut self, kind: EvalKind) {
+        self.options.eval = kind;
+    }
+
+    /// Plays with this net (for the variant it was made for) instead of the built-in one;
+    /// `None` goes back to the built-in net.
+    pub fn set_net(&mut self, net: Option<Arc<PatternEval>>) {
+        self.options.net = net;
+    }
+
+    /// Loads a net file to play with. A missing or bad file is an error and the evaluation in
+    /// use stays as it was.
+    pub fn load_net(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let net = pattern::file::load(path)?;
+        self.options.net = Some(Arc::new(net));
+        Ok(())
+    }
+
+    /// The evaluation a search of variant `V` uses.
+    pub fn evaluator<V: Variant>(&self) -> Evaluator {
+        Evaluator::for_variant::<V>(self.options.eval, self.options.net.as_ref(), &self.weights)
+    }
+
     /// Sets the search's selectivity (for tuning and for measuring one setting against another).
     pub fn set_search_params(&mut self, params: SearchParams) {
         self.params = params;
@@ -257,7 +291,7 @@ impl Engine {
             nodes: AtomicU64::new(0),
             clock: &clock,
             node_limit: limits.nodes,
-            weights: self.weights,
+            eval: self.evaluator::<V>(),
             params: self.params,
             ponder_hit: Some(&handle.ponder_hit),
         };
@@ -402,7 +436,7 @@ impl Engine {
             nodes: AtomicU64::new(0),
             clock: &clock,
             node_limit: None,
-            weights: self.weights,
+            eval: self.evaluator::<V>(),
             params: self.params,
             ponder_hit: None,
         };

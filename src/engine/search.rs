@@ -10,7 +10,7 @@ use crate::core::movegen;
 use crate::core::moves::{Move, MoveList, MAX_MOVES};
 use crate::core::position::Position;
 use crate::core::variant::Variant;
-use crate::engine::eval::{self, Weights};
+use crate::engine::evaluator::Evaluator;
 use crate::engine::time::Clock;
 use crate::engine::tt::{Bound, Entry, Tt};
 
@@ -85,8 +85,8 @@ pub struct Shared<'a> {
     pub clock: &'a Clock,
     /// Node limit.
     pub node_limit: Option<u64>,
-    /// Evaluation weights.
-    pub weights: Weights,
+    /// The evaluation.
+    pub eval: Evaluator,
     /// Selectivity settings.
     pub params: SearchParams,
     /// Set by the protocol when the ponder move was played (the clock starts then).
@@ -273,7 +273,7 @@ impl<'a, V: Variant> Worker<'a, V> {
     fn evaluate(&mut self, pos: &Position<V>, ply: usize) -> i32 {
         self.leaves += 1;
         self.leaf_depth_sum += ply as u64;
-        eval::evaluate_with(pos, &self.shared.weights)
+        self.shared.eval.evaluate(pos)
     }
 
     /// Searches the root position to `depth` (at least 1) in the window (alpha, beta);
@@ -388,7 +388,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             && beta.abs() < MATE_BOUND
             && !movegen::opponent_has_capture(pos)
         {
-            let stand = eval::evaluate_with(pos, &self.shared.weights);
+            let stand = self.shared.eval.evaluate(pos);
             if stand - params.futility_margin * depth >= beta {
                 return stand;
             }

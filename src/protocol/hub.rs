@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
 use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
@@ -16,7 +17,9 @@ use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
 use crate::core::movegen;
 use crate::core::notation::{self, MoveError};
 use crate::core::{Game, Position, Variant, VariantKind};
+use crate::engine::evaluator::EvalKind;
 use crate::engine::levels::Level;
+use crate::engine::pattern::PatternEval;
 use crate::engine::time::Limits;
 use crate::engine::{score_in_men, Engine, Info, Mode, Options, Outcome, SearchHandle};
 use crate::with_variant;
@@ -278,6 +281,10 @@ struct Settings {
     tt_mib: usize,
     ponder: bool,
     level: Level,
+    /// The evaluation (`eval` parameter).
+    eval: EvalKind,
+    /// The net loaded by the `eval-file` parameter, with its path.
+    net: Option<(String, Arc<PatternEval>)>,
 }
 
 impl Default for Settings {
@@ -289,6 +296,8 @@ impl Default for Settings {
             tt_mib: o.tt_mib,
             ponder: false,
             level: Level::EXPERT,
+            eval: EvalKind::default(),
+            net: None,
         }
     }
 }
@@ -301,6 +310,7 @@ enum Change {
     Threads,
     TtSize,
     Level,
+    Eval,
 }
 
 fn variant_value(v: VariantKind) -> &'static str {
@@ -368,13 +378,28 @@ impl Settings {
                 "param name=strength value={} type=int min=0 max=100",
                 self.level.strength()
             ),
+            format!(
+                "param name=eval value={} type=enum values=\"learned classic\"",
+                self.eval.name()
+            ),
+            format!(
+                "param name=eval-file value={} type=string",
+                quote(self.net.as_ref().map_or("builtin", |(p, _)| p.as_str()))
+            ),
         ]
     }
 
     /// Applies one parameter; a bad value changes nothing and is described in the error.
     fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
         let known = [
-            "variant", "threads", "tt-size", "ponder", "level", "strength",
+            "variant",
+            "threads",
+            "tt-size",
+            "ponder",
+            "level",
+            "strength",
+            "eval",
+            "eval-file",
         ];
         if !known.contains(&name) {
             log::debug!("hub: ignoring unknown parameter '{name}'");
@@ -426,6 +451,19 @@ impl Settings {
                 };
                 Ok(Change::Level)
             }
+            "eval" => {
+                self.eval = value.parse().map_err(|_| bad())?;
+                Ok(Change::Eval)
+            }
+            "eval-file" => {
+                if value.is_empty() || value == "builtin" {
+                    self.net = None;
+                } else {
+                    let net = crate::engine::pattern::file::load(std::path::Path::new(value))?;
+                    self.net = Some((value.to_string(), Arc::new(net)));
+                }
+                Ok(Change::Eval)
+            }
             _ => {
                 self.level = Level::from_strength(int(0, 100).ok_or_else(bad)? as u32);
                 Ok(Change::Level)
@@ -438,6 +476,8 @@ impl Settings {
             threads: self.threads,
             tt_mib: self.tt_mib,
             level: self.level,
+            eval: self.eval,
+            net: self.net.as_ref().map(|(_, n)| n.clone()),
             ..Options::default()
         }
     }
@@ -732,6 +772,10 @@ impl<'a, V: Variant> Session<'a, V> {
                         Change::Threads => engine.set_threads(s.threads),
                         Change::TtSize => engine.set_tt_mib(s.tt_mib),
                         Change::Level => engine.set_level(s.level),
+                        Change::Eval => {
+                            engine.set_eval_kind(s.eval);
+                            engine.set_net(s.net.as_ref().map(|(_, n)| n.clone()));
+                        }
                         Change::Variant => engine.new_game(),
                         Change::Nothing => {}
                     }
@@ -1028,11 +1072,17 @@ mod tests {
             ("level", "hard"),
             ("strength", "101"),
             ("variant", "frisian"),
+            ("eval", "fancy"),
+            ("eval-file", "/no/such/net.pat"),
         ] {
             assert!(s.set(n, Some(v)).is_err(), "{n}={v}");
         }
         assert!(s.set("threads", None).is_err());
         assert_eq!(s.threads, 4);
+        assert!(s.net.is_none());
+        assert_eq!(s.set("eval", Some("classic")), Ok(Change::Eval));
+        assert_eq!(s.eval, EvalKind::Classic);
+        assert_eq!(s.options().eval, EvalKind::Classic);
         assert_eq!(s.set("book", Some("whatever")), Ok(Change::Nothing));
         for p in s.param_lines() {
             let l = parse_line(p.as_bytes()).unwrap();

@@ -76,9 +76,9 @@ impl BenchResult {
     }
 }
 
-/// Searches every bench position to `depth` with one thread and a fresh 16 MiB table each. The
+/// Searches every bench position to `depth` with one thread, the evaluation of `options` and a fresh 16 MiB table each. The
 /// time counted is that of the searches (not of setting up each engine and its table).
-pub fn run(depth: u32) -> BenchResult {
+pub fn run(depth: u32, options: &Options) -> BenchResult {
     let mut per_position = Vec::with_capacity(POSITIONS.len());
     let mut seconds = 0.0;
     for fen in POSITIONS {
@@ -86,7 +86,7 @@ pub fn run(depth: u32) -> BenchResult {
         let mut engine = Engine::new(Options {
             threads: 1,
             tt_mib: 16,
-            ..Options::default()
+            ..options.clone()
         });
         let start = Instant::now();
         let out = engine.search(
@@ -126,8 +126,8 @@ mod tests {
 
     #[test]
     fn bench_is_deterministic() {
-        let a = run(3);
-        let b = run(3);
+        let a = run(3, &Options::default());
+        let b = run(3, &Options::default());
         assert_eq!(a.per_position, b.per_position);
         assert!(a.nodes > 0);
     }

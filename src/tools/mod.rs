@@ -2,6 +2,9 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod gamefile;
 pub mod r#match;
 pub mod perft;
+pub mod selfplay;
+pub mod train;
 pub mod tune;

@@ -1,0 +1,326 @@
+//! The learned pattern evaluation: the board is covered by overlapping windows of 4 rows by 4
+//! columns (8 playable squares each); the configuration of men in a window (each square empty,
+//! ours or theirs: 3^8 = 6561 cases) indexes a table of learned weights, one for the middle game
+//! and one for the endgame, blended by the number of men left. A few global terms (men and kings
+//! of each side, and a bias for having the move) are learned with them.
+//!
+//! Everything is seen from the side to move: for Black the board is turned round, so one set of
+//! tables serves both colours and having the move is part of what is learned. Kings are not part
+//! of the windows (their squares count as empty there) but of the global terms.
+//!
+//! The tables are trained by `damast train` (`crate::tools::train`) on self-play games and stored
+//! in the format of [`file`]; the net for international draughts is built into the binary.
+
+pub mod file;
+
+use std::sync::{Arc, LazyLock};
+
+use crate::core::position::Position;
+use crate::core::variant::{Color, International, Variant};
+
+/// Configurations of one window: 3^8.
+pub const STATES: usize = 6561;
+/// Most windows of any board (10x10: 7 row starts by 4 column starts).
+pub const MAX_WINDOWS: usize = 28;
+/// The global terms, in order: bias (having the move), our men, their men, our kings, their kings.
+pub const EXTRAS: usize = 5;
+
+/// Windows of variant `V`: rows `r..r+4` for `r` in `0..ROWS-3`, columns `c..c+4` for even `c`
+/// in `0..2*HALF-3`.
+pub const fn windows<V: Variant>() -> usize {
+    ((V::ROWS - 3) * (V::HALF - 1)) as usize
+}
+
+/// The bit, in the layout, of the left one of the two playable squares that row `row` has in
+/// the window columns starting at column `2 * start`; the right one is the next bit.
+const fn row_bit<V: Variant>(row: u32, start: u32) -> u32 {
+    let i = row * V::HALF + start;
+    i + i / (2 * V::HALF)
+}
+
+/// The base-9 digit of a window row from its two squares' men: ours (2 bits) and theirs (2 bits),
+/// each square 0 empty, 1 ours, 2 theirs, the left square the low trit.
+const DIGIT: [u16; 16] = {
+    let mut t = [0u16; 16];
+    let mut i = 0;
+    while i < 16 {
+        let ours = i & 3;
+        let theirs = i >> 2;
+        let ours_trits = (ours & 1) + 3 * (ours >> 1);
+        let theirs_trits = (theirs & 1) + 3 * (theirs >> 1);
+        t[i] = (ours_trits + 2 * theirs_trits) as u16;
+        i += 1;
+    }
+    t
+};
+
+/// Turns a layout bitboard of `V` round (square `i` goes to `SQUARES - 1 - i`).
+#[inline(always)]
+pub fn rotate<V: Variant>(b: u64) -> u64 {
+    let last = V::ROWS / 2 * V::STRIDE - 2;
+    b.reverse_bits() >> (63 - last)
+}
+
+/// The features of a position, from the side to move's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// The configuration index of every window (the first `windows::<V>()` are used).
+    pub index: [u16; MAX_WINDOWS],
+    /// Our men, their men, our kings, their kings.
+    pub counts: [u8; 4],
+    /// Men on the board relative to the start, 0 (none) to 256 (all): the middle-game share.
+    pub phase: u16,
+}
+
+/// The middle-game share of a position: 256 with every man on the board, 0 with none.
+#[inline(always)]
+pub fn phase<V: Variant>(pos: &Position<V>) -> i32 {
+    let start_men = 2 * V::WHITE_START.count() as i32;
+    let men_now = (pos.men(Color::White).count() + pos.men(Color::Black).count()) as i32;
+    (men_now * 256 / start_men.max(1)).clamp(0, 256)
+}
+
+/// Computes the window indices of men `ours` and `theirs` (seen with `ours` moving up) into
+/// `index`.
+#[inline(always)]
+fn window_indices<V: Variant>(ours: u64, theirs: u64, index: &mut [u16; MAX_WINDOWS]) {
+    let starts = (V::HALF - 1) as usize;
+    let rows = V::ROWS as usize;
+    // digits[start][row]
+    let mut digits = [[0u16; 10]; 4];
+    for (s, col) in digits.iter_mut().enumerate().take(starts) {
+        for (r, d) in col.iter_mut().enumerate().take(rows) {
+            let b = row_bit::<V>(r as u32, s as u32);
+            let o = (ours >> b) & 3;
+            let t = (theirs >> b) & 3;
+            *d = DIGIT[(o | (t << 2)) as usize];
+        }
+    }
+    // window `r * starts + s` covers rows r..r+4 of column start s
+    for (s, col) in digits.iter().enumerate().take(starts) {
+        for (r, quad) in col[..rows].windows(4).enumerate() {
+            index[r * starts + s] = quad[0] + 9 * quad[1] + 81 * quad[2] + 729 * quad[3];
+        }
+    }
+}
+
+/// The features of `pos` for the side to move.
+#[inline]
+pub fn features<V: Variant>(pos: &Position<V>) -> Features {
+    let us = pos.side();
+    let them = us.opponent();
+    let (mut ours, mut theirs) = (pos.men(us).0, pos.men(them).0);
+    if us == Color::Black {
+        ours = rotate::<V>(ours);
+        theirs = rotate::<V>(theirs);
+    }
+    let mut index = [0u16; MAX_WINDOWS];
+    window_indices::<V>(ours, theirs, &mut index);
+    Features {
+        index,
+        counts: [
+            pos.men(us).count() as u8,
+            pos.men(them).count() as u8,
+            pos.kings(us).count() as u8,
+            pos.kings(them).count() as u8,
+        ],
+        phase: phase(pos) as u16,
+    }
+}
+
+/// A learned pattern evaluation for one variant: integer weights in hundredths of a man.
+#[derive(Clone, PartialEq)]
+pub struct PatternEval {
+    /// PDN GameType of the variant it was trained for.
+    pub game_type: u16,
+    /// `[window][configuration]` → (middle game, endgame) weight.
+    pub tables: Vec<[i16; 2]>,
+    /// The global terms (see [`EXTRAS`]), middle game and endgame.
+    pub extras: [[i16; 2]; EXTRAS],
+    /// The logistic scale the net was trained with (hundredths of a man per unit of log-odds).
+    pub scale: f32,
+}
+
+impl std::fmt::Debug for PatternEval {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PatternEval")
+            .field("game_type", &self.game_type)
+            .field("windows", &(self.tables.len() / STATES))
+            .field("extras", &self.extras)
+            .field("scale", &self.scale)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PatternEval {
+    /// A net of zeros for variant `V` (it evaluates every position as 0).
+    pub fn zero<V: Variant>() -> PatternEval {
+        PatternEval {
+            game_type: V::GAME_TYPE as u16,
+            tables: vec![[0; 2]; windows::<V>() * STATES],
+            extras: [[0; 2]; EXTRAS],
+            scale: 1.0,
+        }
+    }
+
+    /// Whether the net was made for variant `V` (its GameType and its number of windows).
+    pub fn fits<V: Variant>(&self) -> bool {
+        self.game_type == V::GAME_TYPE as u16 && self.tables.len() == windows::<V>() * STATES
+    }
+
+    /// The (middle game, endgame) sums of the weights of `f`.
+    #[inline(always)]
+    pub fn sums<V: Variant>(&self, f: &Features) -> (i32, i32) {
+        let n = windows::<V>();
+        debug_assert_eq!(self.tables.len(), n * STATES);
+        let (mut mg, mut eg) = (self.extras[0][0] as i32, self.extras[0][1] as i32);
+        for (i, &c) in f.counts.iter().enumerate() {
+            mg += self.extras[i + 1][0] as i32 * c as i32;
+            eg += self.extras[i + 1][1] as i32 * c as i32;
+        }
+        let tables = &self.tables[..n * STATES];
+        for (w, &idx) in f.index[..n].iter().enumerate() {
+            let e = tables[w * STATES + idx as usize];
+            mg += e[0] as i32;
+            eg += e[1] as i32;
+        }
+        (mg, eg)
+    }
+
+    /// The raw score of `pos` for the side to move, before any drawishness scaling.
+    #[inline]
+    pub fn raw<V: Variant>(&self, pos: &Position<V>) -> i32 {
+        let f = features(pos);
+        let (mg, eg) = self.sums::<V>(&f);
+        let p = f.phase as i32;
+        (mg * p + eg * (256 - p)) / 256
+    }
+}
+
+/// The bytes of the net built into the binary for international draughts.
+pub const INTERNATIONAL_NET: &[u8] = include_bytes!("../../../nets/international.pat");
+
+/// The net built into the binary for international draughts, read once.
+pub static DEFAULT_INTERNATIONAL: LazyLock<Arc<PatternEval>> = LazyLock::new(|| {
+    Arc::new(
+        file::read(INTERNATIONAL_NET)
+            .expect("the built-in international net is valid (checked by a unit test)"),
+    )
+});
+
+/// The built-in net for variant `V`, if there is one.
+pub fn default_net<V: Variant>() -> Option<Arc<PatternEval>> {
+    if V::GAME_TYPE == International::GAME_TYPE {
+        Some(DEFAULT_INTERNATIONAL.clone())
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::fen;
+    use crate::core::movegen;
+    use crate::core::variant::Russian;
+    use crate::engine::rng::Rng;
+
+    #[test]
+    fn rotation_turns_the_board_round() {
+        for i in 0..50u32 {
+            let b = 1u64 << (i + i / 10);
+            let j = 49 - i;
+            assert_eq!(
+                rotate::<International>(b),
+                1u64 << (j + j / 10),
+                "square {i}"
+            );
+        }
+        for i in 0..32u32 {
+            let b = 1u64 << (i + i / 8);
+            let j = 31 - i;
+            assert_eq!(rotate::<Russian>(b), 1u64 << (j + j / 8), "square {i}");
+        }
+    }
+
+    /// The index of window `w` computed square by square from the position's pieces.
+    fn slow_index<V: Variant>(pos: &Position<V>, w: usize) -> u16 {
+        let starts = (V::HALF - 1) as usize;
+        let (r0, c0) = ((w / starts) as i32, 2 * (w % starts) as i32);
+        let us = pos.side();
+        let mut idx = 0u16;
+        let mut place = 1u16;
+        for r in r0..r0 + 4 {
+            for c in c0..c0 + 4 {
+                let Some(i) = crate::core::variant::geometry::at(V::HALF, V::ROWS, r, c) else {
+                    continue;
+                };
+                // the square seen from the side to move
+                let sq = if us == Color::Black {
+                    V::SQUARES - 1 - i
+                } else {
+                    i
+                };
+                let piece = pos.piece_at(crate::core::square::Square::from_index(sq as u8));
+                let trit = match piece {
+                    Some(p) if !p.is_king() && p.color() == us => 1,
+                    Some(p) if !p.is_king() => 2,
+                    _ => 0,
+                };
+                idx += trit * place;
+                place *= 3;
+            }
+        }
+        idx
+    }
+
+    fn check_random_positions<V: Variant>() {
+        let mut rng = Rng::new(11);
+        for game in 0..40 {
+            let mut pos = Position::<V>::start();
+            for ply in 0..150 {
+                let f = features(&pos);
+                for w in 0..windows::<V>() {
+                    assert_eq!(
+                        f.index[w],
+                        slow_index(&pos, w),
+                        "game {game} ply {ply} window {w}"
+                    );
+                }
+                let list = movegen::legal_moves(&pos);
+                if list.is_empty() {
+                    break;
+                }
+                pos = pos.make(&list[rng.below(list.len())]);
+            }
+        }
+    }
+
+    #[test]
+    fn window_indices_match_a_square_by_square_count() {
+        check_random_positions::<International>();
+        check_random_positions::<Russian>();
+    }
+
+    #[test]
+    fn the_same_position_seen_by_either_side_has_the_same_features() {
+        // White to move in a position, and Black to move in the same position turned round with
+        // the colours swapped
+        let p: Position<International> = fen::parse("W:WK2,31,32,40:B4,19,K45").unwrap();
+        let q: Position<International> = fen::parse("B:BK49,20,19,11:W47,32,K6").unwrap();
+        assert_eq!(features(&p), features(&q));
+    }
+
+    #[test]
+    fn the_built_in_net_reads_and_fits() {
+        let net = default_net::<International>().unwrap();
+        assert!(net.fits::<International>());
+        assert!(!net.fits::<Russian>());
+        assert!(default_net::<Russian>().is_none());
+        // a man up is good, a man down bad
+        let up: Position<International> = fen::parse("W:W31-50:B1-19").unwrap();
+        let down: Position<International> = fen::parse("B:W31-50:B1-19").unwrap();
+        assert!(net.raw(&up) > 50, "{}", net.raw(&up));
+        assert!(net.raw(&down) < -50, "{}", net.raw(&down));
+    }
+}
