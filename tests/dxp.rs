@@ -1012,6 +1012,11 @@ fn bad_options_are_one_line_errors() {
     for (args, want) in [
         (vec!["--zero-time", "0"], "--zero-time must be a positive"),
         (vec!["--move-time=-1"], "--move-time must be a positive"),
+        (
+            vec!["--initiate", "--accept-timeout", "0"],
+            "--accept-timeout must be a positive",
+        ),
+        (vec!["--accept-timeout", "5"], "--initiate"),
         (vec!["--listen", "nowhere"], "bad address 'nowhere'"),
         (vec!["--games", "3"], "--initiate"),
         (
