@@ -251,7 +251,9 @@ struct DxpArgs {
     #[arg(long, value_name = "MINUTES", default_value_t = 1, requires = "initiate",
           value_parser = clap::value_parser!(u16).range(0..=999))]
     time: u16,
-    /// Initiator: moves for those minutes (0: the minutes are for the whole game).
+    /// Initiator: moves for those minutes, and the length of the game: once both sides have
+    /// played that many, the game is adjudicated by evaluation (0: the minutes are for the whole
+    /// game, no length).
     #[arg(long, default_value_t = 0, requires = "initiate",
           value_parser = clap::value_parser!(u16).range(0..=999))]
     moves: u16,
@@ -263,6 +265,15 @@ struct DxpArgs {
     /// (0: no limit).
     #[arg(long, default_value_t = 150, requires = "initiate")]
     max_moves: u32,
+    /// Initiator: seconds to wait for the answer to a game request before giving up (exit
+    /// status 3: the peer did not accept).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "initiate"
+    )]
+    accept_timeout: f64,
     /// Seconds per player assumed for a game whose request gives 0 minutes.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     zero_time: f64,
@@ -283,14 +294,23 @@ struct DxpArgs {
     name: Option<String>,
 }
 
-fn run_dxp(a: DxpArgs) -> Result<(), String> {
+fn run_dxp(a: DxpArgs) -> Result<(), damast::protocol::dxp::RunError> {
     use damast::protocol::dxp::{self, clock::Caps, Endpoint, MatchConfig, Settings};
     let positive = |x: f64| x > 0.0 && x.is_finite();
     if !positive(a.zero_time) {
-        return Err("--zero-time must be a positive number of seconds".into());
+        return Err("--zero-time must be a positive number of seconds"
+            .to_string()
+            .into());
     }
     if a.move_time.is_some_and(|t| !positive(t)) {
-        return Err("--move-time must be a positive number of seconds".into());
+        return Err("--move-time must be a positive number of seconds"
+            .to_string()
+            .into());
+    }
+    if !positive(a.accept_timeout) || a.accept_timeout > 1e6 {
+        return Err("--accept-timeout must be a positive number of seconds"
+            .to_string()
+            .into());
     }
     let endpoint = match (a.listen, a.connect) {
         (_, Some(c)) => Endpoint::Connect(c),
@@ -322,6 +342,7 @@ fn run_dxp(a: DxpArgs) -> Result<(), String> {
             moves: a.moves,
             openings,
             max_moves: a.max_moves,
+            accept_timeout: std::time::Duration::from_secs_f64(a.accept_timeout),
         })
     } else {
         None
@@ -726,7 +747,13 @@ fn main() -> ExitCode {
         }
         Command::Hub => return damast::protocol::hub::run(),
         Command::Match(args) => run_match(*args),
-        Command::Dxp(args) => run_dxp(args),
+        Command::Dxp(args) => match run_dxp(args) {
+            Err(damast::protocol::dxp::RunError::NotAccepted(e)) => {
+                eprintln!("damast: {e}");
+                return ExitCode::from(3);
+            }
+            other => other.map_err(|e| e.to_string()),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1012,6 +1012,11 @@ fn bad_options_are_one_line_errors() {
     for (args, want) in [
         (vec!["--zero-time", "0"], "--zero-time must be a positive"),
         (vec!["--move-time=-1"], "--move-time must be a positive"),
+        (
+            vec!["--initiate", "--accept-timeout", "0"],
+            "--accept-timeout must be a positive",
+        ),
+        (vec!["--accept-timeout", "5"], "--initiate"),
         (vec!["--listen", "nowhere"], "bad address 'nowhere'"),
         (vec!["--games", "3"], "--initiate"),
         (
@@ -1041,4 +1046,395 @@ fn bad_options_are_one_line_errors() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(want), "{args:?}: '{err}' lacks '{want}'");
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scripted peers that behave as the real engines do (issue 11)
+// ---------------------------------------------------------------------------------------------
+
+/// The scripted engine's move: the first legal move after which the other side has no capture,
+/// else the first legal move. Like the real peers it knows no 5-, 16- or 25-move rule: it plays
+/// on as long as it has a move.
+fn safe_move(game: &Game<International>) -> MoveMsg {
+    let moves = movegen::legal_moves(game.position());
+    let safe = moves.iter().find(|m| {
+        let mut g = game.clone();
+        g.play(**m).unwrap();
+        !movegen::legal_moves(g.position())
+            .iter()
+            .any(|r| r.is_capture())
+    });
+    MoveMsg::from_move(safe.unwrap_or(&moves[0]), 0.0)
+}
+
+/// Plays `m` (a message from damast or ours) on `game`.
+fn play_msg(game: &mut Game<International>, m: &MoveMsg) {
+    let mv = m.find(game.position()).unwrap_or_else(|| {
+        panic!(
+            "{m} is illegal in {}",
+            damast::core::fen::write(game.position())
+        )
+    });
+    game.play(mv).unwrap();
+}
+
+fn accept(p: &mut Peer, name: &str) {
+    p.send_msg(&Message::GameAcc(GameAcc {
+        name: name.into(),
+        code: AccCode::Accept,
+    }));
+}
+
+fn end_msg(reason: EndReason) -> Message {
+    Message::GameEnd(GameEnd {
+        reason,
+        stop: false,
+    })
+}
+
+/// A damast initiator connected to a scripted follower: the process and the peer.
+fn initiator_against_script(args: &[&str]) -> (Damast, Peer, TcpListener) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let mut all = vec!["--connect", &addr, "--initiate"];
+    all.extend_from_slice(args);
+    let damast = Damast::start(&all);
+    let s = accept_within(&listener, &damast);
+    (damast, Peer::over(s), listener)
+}
+
+/// The next connection to `listener` from `damast`; panics when none comes within `SHORT`.
+fn accept_within(listener: &TcpListener, damast: &Damast) -> TcpStream {
+    listener.set_nonblocking(true).unwrap();
+    let until = Instant::now() + SHORT;
+    loop {
+        match listener.accept() {
+            Ok((s, _)) => {
+                s.set_nonblocking(false).unwrap();
+                return s;
+            }
+            Err(_) if Instant::now() < until => thread::sleep(Duration::from_millis(10)),
+            Err(e) => panic!("damast did not connect ({e}):\n{}", damast.stderr()),
+        }
+    }
+}
+
+/// The single game damast printed, checked against the peer's own record of it.
+fn the_game(out: &str, peer_game: &Game<International>) -> PdnGame {
+    let games = games_in(out);
+    assert_eq!(games.len(), 1, "{out}");
+    let g: Game<International> = games[0].to_game().expect("damast's game replays");
+    assert_eq!(
+        g.moves(),
+        peer_game.moves(),
+        "damast's record and the peer's differ:\n{out}"
+    );
+    games[0].clone()
+}
+
+#[test]
+fn our_move_that_ends_the_game_by_a_rule_the_peer_does_not_apply_waits_for_the_peer() {
+    // two kings against one, black (the scripted peer, with the lone king) to move: the 5-move
+    // rule draws the game with white's (damast's) fifth move
+    let fen = "B:WK3,K48:BK28";
+    let openings = TempFile::new("five-moves.txt", &format!("{fen}\n"));
+    let (damast, mut p, _l) = initiator_against_script(&[
+        "--games",
+        "1",
+        "--time",
+        "1",
+        "--depth",
+        "3",
+        "--max-moves",
+        "0",
+        "--openings",
+        openings.path(),
+    ]);
+    let mut game: Game<International> = Game::from_fen(fen).unwrap();
+    match p.expect("GAMEREQ", |m| matches!(m, Message::GameReq(_))) {
+        Message::GameReq(r) => assert_eq!(r.follower, Color::Black),
+        _ => unreachable!(),
+    }
+    accept(&mut p, "Script");
+    let mut drawn_by_damast = false;
+    let mut out_of_turn_end = None;
+    let damast_end = loop {
+        if game.position().side() == Color::Black {
+            // the peer "searches" for a while, longer than the old grace of 300 ms after a
+            // drawing move, reading what comes meanwhile
+            let think = Duration::from_millis(if drawn_by_damast { 800 } else { 30 });
+            let until = Instant::now() + think;
+            while Instant::now() < until {
+                match p.next(Duration::from_millis(20)) {
+                    Some(Message::GameEnd(e)) => out_of_turn_end = Some(e),
+                    Some(Message::Chat(_)) | None => {}
+                    Some(other) => panic!("damast sent {other:?} while the peer was to move"),
+                }
+            }
+            let m = safe_move(&game);
+            play_msg(&mut game, &m);
+            p.send_msg(&Message::Move(m));
+            if let Some(e) = out_of_turn_end {
+                // as the real engine did: its move after the unexpected GAMEEND, then its answer
+                p.send_msg(&end_msg(EndReason::Unknown));
+                break e;
+            }
+        } else {
+            match p.expect("a MOVE or GAMEEND", |m| {
+                matches!(m, Message::Move(_) | Message::GameEnd(_))
+            }) {
+                Message::Move(m) => {
+                    play_msg(&mut game, &m);
+                    drawn_by_damast |= matches!(game.result(), damast::core::GameResult::Draw(_));
+                }
+                Message::GameEnd(e) => {
+                    p.send_msg(&end_msg(EndReason::Unknown));
+                    break e;
+                }
+                _ => unreachable!(),
+            }
+        }
+        assert!(
+            game.moves().len() < 40,
+            "the game does not end: {:?}",
+            p.seen
+        );
+    };
+    let (status, out, err) = damast.wait(LONG);
+    assert!(
+        drawn_by_damast,
+        "the scenario needs damast's move to draw it:\n{out}\n{err}"
+    );
+    assert_eq!(
+        out_of_turn_end, None,
+        "damast sent GAMEEND while the peer was to move:\n{err}"
+    );
+    assert!(status.success(), "{out}\n{err}");
+    assert_eq!(damast_end.reason, EndReason::Draw, "{:?}", p.seen);
+    // both records end identically: with the peer's move after the drawing move
+    let g = the_game(&out, &game);
+    assert_eq!(g.result.as_deref(), Some("1-1"));
+    let t = g.tag("Termination").unwrap_or("");
+    assert!(t.contains("5-move rule"), "{t}");
+    assert!(!err.contains("ignored after our GAMEEND"), "{err}");
+}
+
+#[test]
+fn the_answer_to_a_gameend_carries_reason_0() {
+    // damast as initiator: the follower ends the game on its turn, claiming a draw
+    let (damast, mut p, _l) =
+        initiator_against_script(&["--games", "1", "--time", "1", "--depth", "2"]);
+    p.expect("GAMEREQ", |m| matches!(m, Message::GameReq(_)));
+    accept(&mut p, "Script");
+    let mut game = Game::<International>::default();
+    play_msg(&mut game, &p.expect_move());
+    p.send_msg(&end_msg(EndReason::Draw));
+    let answer = p.expect("GAMEEND", |m| matches!(m, Message::GameEnd(_)));
+    let (status, out, err) = damast.wait(LONG);
+    assert!(status.success(), "{out}\n{err}");
+    assert!(
+        matches!(
+            answer,
+            Message::GameEnd(GameEnd {
+                reason: EndReason::Unknown,
+                ..
+            })
+        ),
+        "initiator's answer: {answer:?}"
+    );
+    assert_eq!(the_game(&out, &game).result.as_deref(), Some("1-1"));
+
+    // damast as follower: the initiator ends the game on its turn, saying it loses
+    let follower = Damast::start(&["--listen", "127.0.0.1:0", "--depth", "2"]);
+    let mut p = Peer::connect(follower.port());
+    p.send_msg(&gamereq(Color::Black, None));
+    p.expect_acc(AccCode::Accept);
+    let mut game = Game::<International>::default();
+    let m = safe_move(&game);
+    play_msg(&mut game, &m);
+    p.send_msg(&Message::Move(m));
+    play_msg(&mut game, &p.expect_move());
+    p.send_msg(&end_msg(EndReason::ILose));
+    let answer = p.expect("GAMEEND", |m| matches!(m, Message::GameEnd(_)));
+    drop(p);
+    thread::sleep(Duration::from_millis(200));
+    let (out, err) = follower.kill();
+    assert!(
+        matches!(
+            answer,
+            Message::GameEnd(GameEnd {
+                reason: EndReason::Unknown,
+                ..
+            })
+        ),
+        "follower's answer: {answer:?}"
+    );
+    let g = the_game(&out, &game);
+    assert_eq!(g.result.as_deref(), Some("0-2"), "{err}");
+}
+
+#[test]
+fn the_initiator_ends_the_game_at_the_move_count() {
+    let (damast, mut p, _l) = initiator_against_script(&[
+        "--games",
+        "1",
+        "--time",
+        "1",
+        "--moves",
+        "6",
+        "--max-moves",
+        "0",
+        "--depth",
+        "2",
+    ]);
+    match p.expect("GAMEREQ", |m| matches!(m, Message::GameReq(_))) {
+        Message::GameReq(r) => assert_eq!((r.minutes, r.moves), (1, 6)),
+        _ => unreachable!(),
+    }
+    accept(&mut p, "Script");
+    let mut game = Game::<International>::default();
+    let mut chats = Vec::new();
+    let end = loop {
+        if game.position().side() == Color::Black {
+            let m = safe_move(&game);
+            play_msg(&mut game, &m);
+            p.send_msg(&Message::Move(m));
+            continue;
+        }
+        match p.expect("a MOVE, CHAT or GAMEEND", |m| {
+            matches!(m, Message::Move(_) | Message::Chat(_) | Message::GameEnd(_))
+        }) {
+            Message::Move(m) => {
+                assert!(
+                    game.moves().len() < 12,
+                    "damast played on past 6 moves each: {m} ({:?})",
+                    p.seen
+                );
+                play_msg(&mut game, &m);
+            }
+            Message::Chat(t) => chats.push(t),
+            Message::GameEnd(e) => {
+                p.send_msg(&end_msg(EndReason::Unknown));
+                break e;
+            }
+            _ => unreachable!(),
+        }
+    };
+    let (status, out, err) = damast.wait(LONG);
+    assert!(status.success(), "{out}\n{err}");
+    assert_eq!(game.moves().len(), 12, "{:?}", p.seen);
+    assert!(
+        chats
+            .iter()
+            .any(|c| c.contains("move limit reached (6 moves each)")),
+        "{chats:?}"
+    );
+    let g = the_game(&out, &game);
+    let t = g.tag("Termination").unwrap_or("");
+    assert!(
+        t.contains("move limit reached (6 moves each): adjudicated"),
+        "{t}"
+    );
+    // the GAMEEND says the verdict of the record (white is damast)
+    let said = match g.result.as_deref() {
+        Some("2-0") => EndReason::IWin,
+        Some("0-2") => EndReason::ILose,
+        Some("1-1") => EndReason::Draw,
+        other => panic!("result {other:?}"),
+    };
+    assert_eq!(end.reason, said);
+}
+
+#[test]
+fn the_follower_records_a_gameend_at_the_move_count_as_the_move_limit() {
+    let follower = Damast::start(&["--listen", "127.0.0.1:0", "--depth", "2"]);
+    let mut p = Peer::connect(follower.port());
+    for reason in [EndReason::ILose, EndReason::Unknown] {
+        p.send_msg(&Message::GameReq(GameReq {
+            version: 1,
+            name: "Script".into(),
+            follower: Color::Black,
+            minutes: 1,
+            moves: 4,
+            start: None,
+        }));
+        p.expect_acc(AccCode::Accept);
+        let mut game = Game::<International>::default();
+        while game.moves().len() < 8 {
+            let m = safe_move(&game);
+            play_msg(&mut game, &m);
+            p.send_msg(&Message::Move(m));
+            play_msg(&mut game, &p.expect_move());
+        }
+        // four moves each: the initiator ends the game, as the real engines do
+        if reason == EndReason::Unknown {
+            p.send_msg(&Message::Chat("unknown result".into()));
+        }
+        p.send_msg(&end_msg(reason));
+        p.expect("GAMEEND", |m| matches!(m, Message::GameEnd(_)));
+    }
+    drop(p);
+    thread::sleep(Duration::from_millis(200));
+    let (out, err) = follower.kill();
+    let games = games_in(&out);
+    assert_eq!(games.len(), 2, "{out}\n{err}");
+    for (g, (result, verdict)) in games
+        .iter()
+        .zip([("0-2", "it says it loses"), ("*", "no reason given")])
+    {
+        assert_eq!(g.result.as_deref(), Some(result), "{out}");
+        assert_eq!(
+            g.tag("Termination"),
+            Some(format!("move limit reached (4 moves each): {verdict}").as_str()),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn a_peer_that_never_answers_the_gamereq_did_not_accept() {
+    let (damast, mut p, listener) =
+        initiator_against_script(&["--games", "2", "--time", "0", "--accept-timeout", "0.5"]);
+    // like the real engine for time 000: no GAMEACC at all
+    p.expect("GAMEREQ", |m| matches!(m, Message::GameReq(_)));
+    let started = Instant::now();
+    let (status, out, err) = damast.wait(LONG);
+    assert!(started.elapsed() < SHORT, "{:?}", started.elapsed());
+    assert_eq!(status.code(), Some(3), "{out}\n{err}");
+    assert!(
+        err.contains("the peer did not accept game request 1: no answer within 0.5 s"),
+        "{err}"
+    );
+    assert_eq!(
+        err.trim()
+            .lines()
+            .filter(|l| l.starts_with("damast: "))
+            .count(),
+        1
+    );
+    // damast says why, then closes the connection cleanly
+    p.expect(
+        "a chat",
+        |m| matches!(m, Message::Chat(t) if t.contains("giving up")),
+    );
+    assert!(p.next(Duration::from_millis(300)).is_none());
+    // the listening peer serves the next connection: a second match, refused outright
+    let port = listener.local_addr().unwrap().port();
+    let again = Damast::start(&[
+        "--connect",
+        &format!("127.0.0.1:{port}"),
+        "--initiate",
+        "--games",
+        "1",
+    ]);
+    let mut p = Peer::over(accept_within(&listener, &again));
+    p.expect("GAMEREQ", |m| matches!(m, Message::GameReq(_)));
+    p.send_msg(&Message::GameAcc(GameAcc {
+        name: "Script".into(),
+        code: AccCode::NoGames,
+    }));
+    let (status, out, err) = again.wait(LONG);
+    assert_eq!(status.code(), Some(3), "{out}\n{err}");
+    assert!(err.contains("plays no games"), "{err}");
 }

@@ -868,6 +868,67 @@ fn malformed_input_gets_one_error_each() {
     );
 }
 
+/// Sends `line` and checks what comes back before a `ping` answer and in the moment after it:
+/// one `error` line naming `error`, or nothing at all when `error` is `None`.
+fn expect_answer(h: &mut Hub, line: &str, error: Option<&str>) {
+    h.send(line);
+    let mut got = h.sync();
+    // a search started by mistake would print its info and done lines now
+    thread::sleep(Duration::from_millis(300));
+    got.extend(h.sync());
+    match error {
+        Some(e) => assert_eq!(got, [format!("error message=\"{e}\"")], "{line}"),
+        None => assert!(got.is_empty(), "{line}: {got:?}"),
+    }
+}
+
+#[test]
+fn unknown_modes_are_errors_and_unknown_arguments_are_ignored() {
+    let mut h = Hub::ready();
+    // a position where one move only is legal: the capture 28x19x23
+    h.send(&format!("pos pos={START} moves=\"32-28 19-23\""));
+    h.send("level depth=3");
+    for (line, error) in [
+        ("go sideways", Some("bad go mode")),
+        ("go", Some("missing go mode")),
+        ("go think=1", Some("bad go mode")),
+        ("go think ponder", Some("more than one go mode")),
+        ("go analyze think", Some("more than one go mode")),
+        ("pos", Some("missing position")),
+        ("pos sideways", Some("missing position")),
+        ("pos moves=\"32-28\"", Some("missing position")),
+        (
+            &format!("pos start pos={START}"),
+            Some("both pos and start"),
+        ),
+    ] {
+        expect_answer(&mut h, line, Some(error.unwrap()));
+    }
+    // none of that changed the position or the limits: the forced capture, at depth 3
+    h.send("go think");
+    let (infos, done) = h.until("done", LONG);
+    assert_eq!(done, "done move=28x19x23", "{infos:?}");
+
+    // unknown arguments of known commands are accepted and change nothing (documented)
+    for line in [
+        "pos start colour=red",
+        "level depth=2 colour=red",
+        "level sideways",
+        "new-game extra",
+    ] {
+        expect_answer(&mut h, line, None);
+    }
+    h.send("go think hurry=1");
+    let (infos, done) = h.until("done", LONG);
+    assert!(done.starts_with("done move="), "{done}");
+    let depths: Vec<String> = infos
+        .iter()
+        .filter_map(|l| tokens(l).into_iter().find(|(n, _)| n == "depth"))
+        .map(|(_, v)| v)
+        .collect();
+    assert_eq!(depths.last().map(String::as_str), Some("2"), "{infos:?}");
+}
+
 #[test]
 fn malformed_input_during_a_search() {
     let mut h = Hub::ready();

@@ -4,6 +4,13 @@
 //! answered while a search runs on a worker thread. Every answer is one whole line, flushed at
 //! once; logs go to standard error only. Bad input of any kind gets one `error message="..."`
 //! line and leaves the state as it was.
+//!
+//! What counts as bad input: an unknown command; a `go` whose first argument is not a mode
+//! (`think`, `ponder`, `analyze`), or with two modes; a `pos` with neither `pos=` nor `start` (or
+//! both); a bad value of a known argument. Deliberately accepted, as the protocol says unknown
+//! arguments are ignored: any other unknown argument of a known command (`level` keys such as
+//! `level depth=3 colour=red`, `pos start frob`, `new-game extra`, `ping x`, unknown `set-param`
+//! names); they are logged at debug level and change nothing.
 
 use std::fmt::Write as _;
 use std::io::{self, BufRead, Write};
@@ -500,10 +507,13 @@ fn parse_position<V: Variant>(text: &str) -> Result<Position<V>, &'static str> {
 }
 
 /// The game of a `pos` line: its position (or the start position) and every move of `moves=`.
+/// Either `pos=` or the flag `start` must be given (not both); other arguments are ignored.
 fn parse_game<V: Variant>(line: &Line) -> Result<Game<V>, &'static str> {
-    let start = match line.get("pos") {
-        Some(text) => parse_position::<V>(text)?,
-        None => Position::start(),
+    let start = match (line.get("pos"), line.has("start")) {
+        (Some(text), false) => parse_position::<V>(text)?,
+        (None, true) => Position::start(),
+        (None, false) => return Err("missing position"),
+        (Some(_), true) => return Err("both pos and start"),
     };
     let mut game = Game::new(start);
     for text in line.get("moves").unwrap_or("").split_ascii_whitespace() {
@@ -514,6 +524,28 @@ fn parse_game<V: Variant>(line: &Line) -> Result<Game<V>, &'static str> {
         game.play(m).map_err(|_| "illegal move")?;
     }
     Ok(game)
+}
+
+/// The mode of a `go` line: its first argument, `think`, `ponder` or `analyze` (`analyse` too).
+/// A missing or unknown mode, or a second mode, is an error (nothing is started); other
+/// arguments after the mode are ignored, as the protocol says of unknown arguments.
+fn go_mode(line: &Line) -> Result<Mode, &'static str> {
+    let mode = |name: &str| match name {
+        "think" => Some(Mode::Think),
+        "ponder" => Some(Mode::Ponder),
+        "analyze" | "analyse" => Some(Mode::Analyze),
+        _ => None,
+    };
+    let Some((first, value)) = line.args.first() else {
+        return Err("missing go mode");
+    };
+    let found = mode(first)
+        .filter(|_| value.is_empty())
+        .ok_or("bad go mode")?;
+    if line.args[1..].iter().any(|(n, _)| mode(n).is_some()) {
+        return Err("more than one go mode");
+    }
+    Ok(found)
 }
 
 /// Adds the limits of a `level` line to `limits`; on a bad value nothing changes.
@@ -789,15 +821,13 @@ impl<'a, V: Variant> Session<'a, V> {
     }
 
     fn go(&mut self, line: &Line) {
-        let mode = match line
-            .args
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .find(|n| matches!(*n, "think" | "ponder" | "analyze" | "analyse"))
-        {
-            Some("ponder") => Mode::Ponder,
-            Some("analyze" | "analyse") => Mode::Analyze,
-            _ => Mode::Think,
+        let mode = match go_mode(line) {
+            Ok(m) => m,
+            Err(e) => {
+                // bad input: nothing starts, the position and the limits stay as they were
+                self.hub.out.error(e);
+                return;
+            }
         };
         let mut limits = std::mem::take(&mut self.limits);
         if limits == Limits::default() {

@@ -2,8 +2,9 @@
 //! go, and from them the search limits of each move.
 //!
 //! With moves `000` the minutes are the whole game's time (sudden death); otherwise they are the
-//! time for that many moves, and the same time is added again for every further period of that
-//! many moves. Minutes `000` give no time at all (pydraughts sends it for games under a minute):
+//! time for that many moves, which are the length of the game (the initiator ends it there).
+//! Should a peer play on past the count, the same time is added again for every further period
+//! of that many moves, so that we never run out of time. Minutes `000` give no time at all (pydraughts sends it for games under a minute):
 //! the game is then budgeted as a sudden-death game of a configurable number of seconds.
 //! A safety margin is kept back from every budget so that the clock is never exceeded.
 

@@ -4,7 +4,10 @@
 //! Games end when the initiator says so, with one exception: when we have no legal move (the
 //! game is lost) it is ours to send GAMEEND. When the rules have drawn the game and it is our
 //! move, we wait a moment for the initiator's GAMEEND and then play on (some initiators apply
-//! other draw rules and do not cope with a GAMEEND from the engine). Every game is printed as PDN
+//! other draw rules and do not cope with a GAMEEND from the engine). Our answer to the
+//! initiator's GAMEEND carries reason 0. When the GAMEREQ gives a number of moves, that is the
+//! length of the game: a GAMEEND once a side has played that many is recorded as "move limit
+//! reached" with the initiator's verdict (`*` when it gives none). Every game is printed as PDN
 //! on standard output when it ends.
 
 use std::io::Write;
@@ -12,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::clock::TimeControl;
 use super::link::{Event, Link};
-use super::message::{AccCode, BackAcc, GameAcc, GameEnd, GameReq, Message, VERSION};
+use super::message::{AccCode, BackAcc, EndReason, GameAcc, GameEnd, GameReq, Message, VERSION};
 use super::play::{Play, Step};
 use super::player::Player;
 use super::record::{color_name, rules_ending, Record, Verdict};
@@ -226,7 +229,8 @@ fn play(
             }
         }
         match p.step(deadline) {
-            Step::Continue | Step::Moved => {}
+            // we never evaluate as follower
+            Step::Continue | Step::Moved | Step::Evaluated(_) => {}
             Step::Timeout => {
                 // the rules drew the game, but the initiator does not end it: play on
                 log::info!("dxp: the initiator plays on in a drawn position: so do we");
@@ -235,12 +239,22 @@ fn play(
             Step::PeerEnded(e) => {
                 let by_rules = Verdict::by_rules(p.game.result());
                 let verdict = by_rules.unwrap_or(Verdict::claimed(e.reason, us.opponent()));
+                // the GAMEREQ's moves, when not 0, are the game's length: the initiator ends the
+                // game once one side has played that many
+                let count = usize::from(req.moves);
+                let at_count = count > 0
+                    && (p.moves_by(Color::White) >= count || p.moves_by(Color::Black) >= count);
                 let ending = match rules_ending(&p.game) {
                     Some(r) => r,
+                    None if at_count => format!(
+                        "move limit reached ({count} moves each): {}",
+                        e.reason.describe()
+                    ),
                     None => format!("ended by the initiator ({})", e.reason.describe()),
                 };
+                // the answer to a GAMEEND carries no verdict of its own
                 let sent = p.send_end(GameEnd {
-                    reason: verdict.reason_for(us),
+                    reason: EndReason::Unknown,
                     stop: false,
                 });
                 done(&p, verdict, &ending);

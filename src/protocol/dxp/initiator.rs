@@ -2,32 +2,43 @@
 //! (colours alternating, starting positions from an opening list if given), plays it, decides
 //! its end by the rules or a move limit, sends GAMEEND, and reports the results.
 //!
-//! GAMEEND goes in place of a move: at the move limit, or when the follower's move ended the
-//! game, we send it at once. When our own move ended the game, the follower is to move: it may
-//! send GAMEEND itself (then we answer) or play on; if it does neither within a moment we end the
-//! game. The first end the rules gave stands, so both sides record the same moves.
+//! GAMEEND goes only in place of a move, on our turn. When the follower's move ended the game (by
+//! our rules), at the move limit, or at the GAMEREQ's move count, we send it at once. When our
+//! own move ended the game, the follower is to move, and it may apply other rules (real engines
+//! know no 5-, 16- or 25-move rule): we wait for its move or its GAMEEND as long as its clock
+//! allows, and send GAMEEND on our next turn. The first end the rules gave stands, and both
+//! records hold the same moves.
+//!
+//! The GAMEREQ's moves, when not 0, are the length of the game (the model of Scan and Moby Dam):
+//! the minutes are the time for those moves, and once both sides have played that many, we end
+//! the game on our turn, adjudicated by a short search: a win for the side ahead by at least
+//! [`ADJUDICATION_MARGIN`], else a draw. A CHAT and the PDN Termination say so.
+//! The answer to the follower's GAMEEND carries reason 0, and a game request that gets no
+//! answer within [`MatchConfig::accept_timeout`] stops the match: the peer did not accept.
 
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::clock::TimeControl;
 use super::link::{Event, Link};
-use super::message::{AccCode, GameEnd, GameReq, Message, VERSION};
+use super::message::{AccCode, EndReason, GameEnd, GameReq, Message, VERSION};
 use super::play::{Play, Step};
 use super::player::Player;
 use super::record::{color_name, rules_ending, Record, Verdict};
 use super::Settings;
 use crate::core::{Color, International, Position};
-
-/// How long we wait for the answer to a game request.
-const ACC_TIMEOUT: Duration = Duration::from_secs(30);
+use crate::engine::score_in_men;
 
 /// How long we wait for the answer to our GAMEEND.
 const END_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// When our move ended the game by the rules, how long the follower (then to move) may take to
-/// say so before we do. Shorter than the follower's own wait in a drawn position.
-const END_GRACE: Duration = Duration::from_millis(300);
+/// Seconds of the search that adjudicates a game at the GAMEREQ's move count (within the clock
+/// and the caps).
+const ADJUDICATION_TIME: f64 = 1.0;
+
+/// The evaluation margin, in hundredths of a man, that adjudicates a game at the move count as a
+/// win: two men.
+pub const ADJUDICATION_MARGIN: i32 = 200;
 
 /// How much longer than its clock shows we wait for a peer's move.
 const MOVE_SLACK: f64 = 60.0;
@@ -39,12 +50,15 @@ pub struct MatchConfig {
     pub games: u32,
     /// Minutes per player, as sent in the GAMEREQ.
     pub minutes: u16,
-    /// Moves for those minutes (0: the whole game).
+    /// Moves for those minutes, and the length of the game (0: no length, the minutes are for
+    /// the whole game).
     pub moves: u16,
     /// Start positions; each is played twice, colours swapped. Empty: the start position.
     pub openings: Vec<Position<International>>,
     /// Moves per side after which a game is adjudicated a draw (0: no limit).
     pub max_moves: u32,
+    /// How long we wait for the answer to a game request before giving up.
+    pub accept_timeout: Duration,
 }
 
 impl MatchConfig {
@@ -67,6 +81,9 @@ pub struct MatchReport {
     pub refused: u32,
     /// Why the match stopped early, if it did.
     pub problem: Option<String>,
+    /// The match stopped because the peer did not accept a game (no answer, or a refusal of
+    /// every game).
+    pub not_accepted: bool,
 }
 
 /// How one game went.
@@ -75,6 +92,8 @@ enum Outcome {
     Played { record: Record, stop: bool },
     /// The peer refused the game with this code.
     Refused(AccCode),
+    /// The peer did not answer the game request in time.
+    Unanswered(String),
     /// The match cannot go on.
     Aborted { record: Option<Record>, why: String },
 }
@@ -107,7 +126,13 @@ pub fn run(
                 log::warn!("dxp: the peer refused game {round}");
                 report.refused += 1;
             }
+            Outcome::Unanswered(why) => {
+                report.problem = Some(why);
+                report.not_accepted = true;
+                break;
+            }
             Outcome::Refused(code) => {
+                report.not_accepted = true;
                 report.problem = Some(match code {
                     AccCode::Version => "the peer does not support protocol version 01".into(),
                     _ => "the peer plays no games".into(),
@@ -120,6 +145,10 @@ pub fn run(
                 break;
             }
         }
+    }
+    if report.records.is_empty() && report.refused > 0 && report.problem.is_none() {
+        report.not_accepted = true;
+        report.problem = Some("the peer refused every game".into());
     }
     report
 }
@@ -172,17 +201,22 @@ fn game(
             why: "the connection broke".into(),
         };
     }
-    let deadline = Instant::now() + ACC_TIMEOUT;
+    let deadline = Instant::now() + cfg.accept_timeout;
     let peer_name = loop {
         match link.next(Some(deadline)) {
             None => {
-                return Outcome::Aborted {
-                    record: None,
-                    why: format!(
-                        "no answer to game request {round} within {} s (some engines answer none for time 000)",
-                        ACC_TIMEOUT.as_secs()
-                    ),
-                }
+                let secs = cfg.accept_timeout.as_secs_f64();
+                link.chat(&format!(
+                    "no answer to the game request within {secs} s: giving up"
+                ));
+                return Outcome::Unanswered(format!(
+                    "the peer did not accept game request {round}: no answer within {secs} s{}",
+                    if cfg.minutes == 0 {
+                        " (some engines answer none for time 000: try --time 1 or more)"
+                    } else {
+                        ""
+                    }
+                ));
             }
             Some(Event::Message(Message::GameAcc(a))) => {
                 if a.code != AccCode::Accept {
@@ -193,7 +227,9 @@ fn game(
             Some(Event::Closed) => {
                 return Outcome::Aborted {
                     record: None,
-                    why: format!("the peer closed the connection before answering game request {round}"),
+                    why: format!(
+                        "the peer closed the connection before answering game request {round}"
+                    ),
                 }
             }
             Some(Event::Message(Message::Chat(t))) => log::info!("dxp: {} says: {t}", link.peer()),
@@ -215,52 +251,65 @@ fn game(
         moves: cfg.moves,
     };
     let mut p = Play::new(link, player, settings, &peer_name, start, us, tc, false);
-    // the end the rules (or the move limit) gave, once they gave one: it stands even if the
+    // the end the rules (or a move limit) gave, once they gave one: it stands even if the
     // follower plays on
     let mut over: Option<(Verdict, String)> = None;
-    // the end of our wait for the follower after our move ended the game, with the number of
-    // moves it was set at
-    let mut grace: Option<(usize, Instant)> = None;
+    // the GAMEREQ's move count is reached: the adjudication search runs
+    let mut adjudicating = false;
     loop {
         if over.is_none() {
             over = rules_ending(&p.game)
                 .and_then(|e| Verdict::by_rules(p.game.result()).map(|v| (v, e)));
         }
-        let limit = cfg.max_moves > 0 && p.game.moves().len() >= 2 * cfg.max_moves as usize;
-        if over.is_none() && limit && p.our_turn() {
-            over = Some((
-                Verdict::Draw,
-                format!(
-                    "draw adjudicated at the move limit ({} moves)",
-                    cfg.max_moves
-                ),
-            ));
+        if over.is_none() && p.our_turn() && !adjudicating {
+            let moves = |n: usize| p.moves_by(Color::White) >= n && p.moves_by(Color::Black) >= n;
+            if cfg.max_moves > 0 && moves(cfg.max_moves as usize) {
+                over = Some((
+                    Verdict::Draw,
+                    format!(
+                        "draw adjudicated at the move limit ({} moves)",
+                        cfg.max_moves
+                    ),
+                ));
+            } else if cfg.moves > 0 && moves(usize::from(cfg.moves)) {
+                log::info!("dxp: game {round}: {} moves each: adjudicating", cfg.moves);
+                adjudicating = true;
+                p.evaluate(ADJUDICATION_TIME);
+            }
         }
+        let peer_deadline = |p: &Play| {
+            p.turn_started() + Duration::from_secs_f64(p.peer_left().max(0.0) + MOVE_SLACK)
+        };
         let deadline = match &over {
             // we are to move: GAMEEND goes in place of a move
             Some((verdict, ending)) if p.our_turn() => {
                 return end(&mut p, round, *verdict, ending, last);
             }
-            // our move ended the game: the follower may say so first, or play on
-            Some(_) => {
-                let n = p.game.moves().len();
-                if grace.map(|g| g.0) != Some(n) {
-                    grace = Some((n, Instant::now() + END_GRACE));
-                }
-                grace.map(|g| g.1)
-            }
+            // our move ended the game by our rules, which the follower may not apply: it is to
+            // move, and only it may send GAMEEND now; we wait for its move or its GAMEEND
+            Some(_) => Some(peer_deadline(&p)),
             None if p.our_turn() => {
-                p.think();
+                if !adjudicating {
+                    p.think();
+                }
                 None
             }
-            None => Some(
-                p.turn_started() + Duration::from_secs_f64(p.peer_left().max(0.0) + MOVE_SLACK),
-            ),
+            None => Some(peer_deadline(&p)),
         };
         match p.step(deadline) {
             Step::Continue | Step::Moved => {}
+            Step::Evaluated(score) => {
+                adjudicating = false;
+                let (verdict, ending) = adjudicate(score, us, cfg.moves);
+                log::info!("dxp: game {round}: {ending}");
+                p.link.chat(&ending);
+                over = Some((verdict, ending));
+            }
             Step::Timeout => {
                 if let Some((verdict, ending)) = &over {
+                    log::warn!(
+                        "dxp: the peer neither moved nor ended game {round} within its time: we end it"
+                    );
                     return end(&mut p, round, *verdict, ending, last);
                 }
                 let why = "no move in time".to_string();
@@ -289,8 +338,9 @@ fn game(
                         ),
                     },
                 };
+                // the answer to a GAMEEND carries no verdict of its own
                 let sent = p.send_end(GameEnd {
-                    reason: verdict.reason_for(us),
+                    reason: EndReason::Unknown,
                     stop: last,
                 });
                 log::info!("dxp: game {round} over: {} ({ending})", verdict.token());
@@ -312,6 +362,39 @@ fn game(
             }
         }
     }
+}
+
+/// The verdict at the GAMEREQ's move count (`moves` each), from the score of our adjudication
+/// search (hundredths of a man for us, to move): a win for the side ahead by at least
+/// [`ADJUDICATION_MARGIN`], else a draw; no score, no verdict.
+fn adjudicate(score: Option<i32>, us: Color, moves: u16) -> (Verdict, String) {
+    let head = format!("move limit reached ({moves} moves each)");
+    let Some(s) = score else {
+        return (
+            Verdict::Unfinished,
+            format!("{head}: unknown result (no evaluation)"),
+        );
+    };
+    let white = if us == Color::White { s } else { -s };
+    let verdict = if white >= ADJUDICATION_MARGIN {
+        Verdict::Win(Color::White)
+    } else if white <= -ADJUDICATION_MARGIN {
+        Verdict::Win(Color::Black)
+    } else {
+        Verdict::Draw
+    };
+    let what = match verdict {
+        Verdict::Win(c) => format!("a win for {}", color_name(c)),
+        _ => "a draw".to_string(),
+    };
+    (
+        verdict,
+        format!(
+            "{head}: adjudicated {what} by evaluation (white {}, margin {})",
+            score_in_men(white),
+            score_in_men(ADJUDICATION_MARGIN)
+        ),
+    )
 }
 
 /// Ends a decided game: our GAMEEND, then the peer's answer.
@@ -379,4 +462,41 @@ pub fn table(report: &MatchReport, our_name: &str) -> String {
         let _ = writeln!(s, "match stopped early: {p}");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjudication_at_the_move_count_needs_the_margin() {
+        let v = |score, us| adjudicate(score, us, 40).0;
+        assert_eq!(
+            v(Some(ADJUDICATION_MARGIN), Color::White),
+            Verdict::Win(Color::White)
+        );
+        assert_eq!(
+            v(Some(ADJUDICATION_MARGIN), Color::Black),
+            Verdict::Win(Color::Black)
+        );
+        assert_eq!(
+            v(Some(-ADJUDICATION_MARGIN), Color::Black),
+            Verdict::Win(Color::White)
+        );
+        assert_eq!(
+            v(Some(ADJUDICATION_MARGIN - 1), Color::White),
+            Verdict::Draw
+        );
+        assert_eq!(
+            v(Some(1 - ADJUDICATION_MARGIN), Color::Black),
+            Verdict::Draw
+        );
+        assert_eq!(v(None, Color::White), Verdict::Unfinished);
+        let (_, text) = adjudicate(Some(-250), Color::Black, 40);
+        assert_eq!(
+            text,
+            "move limit reached (40 moves each): adjudicated a win for white by evaluation \
+             (white 2.50, margin 2.00)"
+        );
+    }
 }

@@ -11,6 +11,12 @@
 //! - `play`: a game in progress, shared by both roles;
 //! - `follower` and `initiator`: the two roles;
 //! - [`record`]: finished games, as PDN.
+//!
+//! Conformance with the real peers (Scan, Moby Dam): GAMEEND is sent only by the side to move, in
+//! place of a move, and answered with reason 0; the GAMEREQ's moves (when not `000`) are the
+//! length of the game, with the minutes as the time for them: the initiator ends the game once
+//! both sides have played that many moves, adjudicated by evaluation (see `initiator`). A peer
+//! that answers no game request within the timeout did not accept: [`RunError::NotAccepted`].
 
 pub mod clock;
 mod follower;
@@ -120,6 +126,40 @@ fn accept(l: &TcpListener) -> Result<TcpStream, String> {
     }
 }
 
+/// Why [`run`] failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The connection could not be made, or the match stopped early for another reason.
+    Failed(String),
+    /// As initiator: the peer did not accept a game (it answered no GAMEREQ in time, refused
+    /// every game, or plays no games at all).
+    NotAccepted(String),
+}
+
+impl RunError {
+    /// The process exit status for this error: 3 when the peer did not accept, else 2.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            RunError::Failed(_) => 2,
+            RunError::NotAccepted(_) => 3,
+        }
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Failed(s) | RunError::NotAccepted(s) => f.write_str(s),
+        }
+    }
+}
+
+impl From<String> for RunError {
+    fn from(s: String) -> Self {
+        RunError::Failed(s)
+    }
+}
+
 /// Runs DXP: as follower when `initiate` is `None`, else as initiator of that match. A listening
 /// follower serves one connection after another and never returns; every other form returns when
 /// its connection ends. The initiator prints the result table and every game as PDN.
@@ -127,7 +167,7 @@ pub fn run(
     endpoint: &Endpoint,
     settings: &Settings,
     initiate: Option<&MatchConfig>,
-) -> Result<(), String> {
+) -> Result<(), RunError> {
     let mut player = Player::new(settings.engine.clone());
     let mut games = 0usize;
     match (endpoint, initiate) {
@@ -167,7 +207,10 @@ pub fn run(
             }
             let _ = out.flush();
             match report.problem {
-                Some(p) => Err(format!("the match stopped early: {p}")),
+                Some(p) if report.not_accepted => Err(RunError::NotAccepted(format!(
+                    "the match stopped early: {p}"
+                ))),
+                Some(p) => Err(RunError::Failed(format!("the match stopped early: {p}"))),
                 None => Ok(()),
             }
         }

@@ -30,6 +30,9 @@ pub enum Step {
     Closed,
     /// The deadline passed.
     Timeout,
+    /// The search started by [`Play::evaluate`] ended with this score, in hundredths of a man
+    /// for the side to move (`None`: no search could run).
+    Evaluated(Option<i32>),
 }
 
 /// A game being played on a connection.
@@ -48,6 +51,8 @@ pub struct Play<'a> {
     peer_clock: GameClock,
     turn_started: Instant,
     thinking: Option<u64>,
+    /// The running search is an evaluation, not a move to send.
+    evaluating: bool,
     accept_takeback: bool,
 }
 
@@ -83,6 +88,7 @@ impl<'a> Play<'a> {
             peer_clock: GameClock::new(tc, settings.zero_minutes),
             turn_started: Instant::now(),
             thinking: None,
+            evaluating: false,
             accept_takeback,
         }
     }
@@ -90,6 +96,16 @@ impl<'a> Play<'a> {
     /// Whether it is our move.
     pub fn our_turn(&self) -> bool {
         self.game.position().side() == self.us
+    }
+
+    /// The moves `c` has played in this game.
+    pub fn moves_by(&self, c: Color) -> usize {
+        let n = self.game.moves().len();
+        if self.game.start().side() == c {
+            n.div_ceil(2)
+        } else {
+            n / 2
+        }
     }
 
     /// Whether our search is running.
@@ -124,8 +140,22 @@ impl<'a> Play<'a> {
         self.thinking = Some(self.player.start(&self.game, limits, self.link.sender()));
     }
 
+    /// Starts a search of at most `seconds` (and within our clock) whose score is reported as
+    /// [`Step::Evaluated`] instead of a move being played: for adjudication.
+    pub fn evaluate(&mut self, seconds: f64) {
+        self.stop_thinking();
+        let caps = Caps {
+            depth: self.caps.depth,
+            move_time: Some(seconds),
+        };
+        let limits = self.clock.limits(&caps);
+        self.evaluating = true;
+        self.thinking = Some(self.player.start(&self.game, limits, self.link.sender()));
+    }
+
     /// Cancels our search, if one runs.
     pub fn stop_thinking(&mut self) {
+        self.evaluating = false;
         if self.thinking.take().is_some() {
             self.player.cancel();
         }
@@ -185,12 +215,18 @@ impl<'a> Play<'a> {
         if self.thinking != Some(id) {
             return Step::Continue;
         }
-        let Some(found) = self.player.finish(id) else {
+        let Some(answer) = self.player.finish(id) else {
             return Step::Continue;
         };
         self.thinking = None;
+        if std::mem::take(&mut self.evaluating) {
+            return Step::Evaluated(answer.score);
+        }
         let pos = *self.game.position();
-        let Some(m) = found.or_else(|| movegen::legal_moves(&pos).iter().next().copied()) else {
+        let Some(m) = answer
+            .best
+            .or_else(|| movegen::legal_moves(&pos).iter().next().copied())
+        else {
             return Step::Continue;
         };
         let msg = MoveMsg::from_move(&m, self.turn_started.elapsed().as_secs_f64());

@@ -16,13 +16,29 @@ const SEARCH_STACK: usize = 64 << 20;
 
 type Found = Option<Move<International>>;
 
+/// The answer of a search: the move (`None` when there is none) and its score in hundredths of
+/// a man for the side to move (`None` when no search ran).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The move to play.
+    pub best: Found,
+    /// The score of the position for the side to move.
+    pub score: Option<i32>,
+}
+
+impl Answer {
+    fn unsearched(best: Found) -> Answer {
+        Answer { best, score: None }
+    }
+}
+
 /// A search in progress.
 struct Running {
     id: u64,
     handle: SearchHandle,
-    thread: Option<JoinHandle<(Engine, Found)>>,
+    thread: Option<JoinHandle<(Engine, Answer)>>,
     /// The answer when no thread could be started.
-    fallback: Found,
+    fallback: Answer,
 }
 
 /// The engine and at most one running search.
@@ -82,24 +98,25 @@ impl Player {
             .stack_size(SEARCH_STACK)
             .spawn(move || {
                 let result = panic::catch_unwind(AssertUnwindSafe(|| {
-                    engine
-                        .search(&g, &limits, Mode::Think, &h, &mut |info| {
-                            log::debug!(
-                                "dxp: depth {} score {} nodes {} time {:.3}",
-                                info.depth,
-                                info.score,
-                                info.nodes,
-                                info.time
-                            )
-                        })
-                        .best
+                    engine.search(&g, &limits, Mode::Think, &h, &mut |info| {
+                        log::debug!(
+                            "dxp: depth {} score {} nodes {} time {:.3}",
+                            info.depth,
+                            info.score,
+                            info.nodes,
+                            info.time
+                        )
+                    })
                 }));
                 let found = match result {
-                    Ok(best) => best,
+                    Ok(o) => Answer {
+                        best: o.best,
+                        score: Some(o.score),
+                    },
                     Err(_) => {
                         log::error!("dxp: the search failed; playing the first legal move");
                         engine = Engine::new(options);
-                        first_legal(&g)
+                        Answer::unsearched(first_legal(&g))
                     }
                 };
                 let _ = tx.send(Event::SearchDone(id));
@@ -110,7 +127,7 @@ impl Player {
                 id,
                 handle,
                 thread: Some(t),
-                fallback: None,
+                fallback: Answer::unsearched(None),
             },
             Err(e) => {
                 log::error!(
@@ -121,7 +138,7 @@ impl Player {
                     id,
                     handle,
                     thread: None,
-                    fallback: first_legal(game),
+                    fallback: Answer::unsearched(first_legal(game)),
                 }
             }
         };
@@ -130,8 +147,8 @@ impl Player {
     }
 
     /// Takes the answer of search `id`. `None` when `id` is not the running search (a search
-    /// that was cancelled); `Some(None)` when the position has no legal move.
-    pub fn finish(&mut self, id: u64) -> Option<Found> {
+    /// that was cancelled).
+    pub fn finish(&mut self, id: u64) -> Option<Answer> {
         if self.running.as_ref().map(|r| r.id) != Some(id) {
             return None;
         }
@@ -147,7 +164,7 @@ impl Player {
         }
     }
 
-    fn join(&mut self, r: Running) -> Found {
+    fn join(&mut self, r: Running) -> Answer {
         match r.thread {
             None => r.fallback,
             Some(t) => match t.join() {
@@ -157,7 +174,7 @@ impl Player {
                 }
                 Err(_) => {
                     log::error!("dxp: the search thread died");
-                    None
+                    Answer::unsearched(None)
                 }
             },
         }
