@@ -292,6 +292,8 @@ struct DxpArgs {
     /// Our name in game requests and answers (default: Damast and its version).
     #[arg(long)]
     name: Option<String>,
+    #[command(flatten)]
+    eval: EvalArgs,
 }
 
 fn run_dxp(a: DxpArgs) -> Result<(), damast::protocol::dxp::RunError> {
@@ -322,7 +324,7 @@ fn run_dxp(a: DxpArgs) -> Result<(), damast::protocol::dxp::RunError> {
         engine: Options {
             threads: a.threads.clamp(1, 256),
             tt_mib: a.tt_size.clamp(1, 1 << 16),
-            ..defaults.engine
+            ..a.eval.apply(defaults.engine)?
         },
         caps: Caps {
             depth: a.depth,

@@ -354,3 +354,73 @@ fn tune_generates_labelled_positions_and_fits_weights() {
     ]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn selfplay_then_train_then_play_with_the_net() {
+    let dir = std::env::temp_dir().join(format!("damast-cli-train-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let games = dir.join("g.games");
+    let net = dir.join("n.pat");
+    let g = games.to_str().unwrap();
+    let n = net.to_str().unwrap();
+    let lines = ok_lines(&[
+        "selfplay",
+        "--games",
+        "4",
+        "--nodes",
+        "200",
+        "--threads",
+        "2",
+        "--out",
+        g,
+    ]);
+    assert!(
+        lines.last().unwrap().starts_with("games=4 positions="),
+        "{lines:?}"
+    );
+    // asking for more resumes the file
+    let lines = ok_lines(&[
+        "selfplay",
+        "--games",
+        "6",
+        "--nodes",
+        "200",
+        "--threads",
+        "1",
+        "--out",
+        g,
+    ]);
+    assert!(lines.last().unwrap().starts_with("games=6 "), "{lines:?}");
+    let lines = ok_lines(&[
+        "train", "--data", g, "--out", n, "--epochs", "2", "--batch", "64",
+    ]);
+    assert!(
+        lines.iter().any(|l| l.starts_with("epoch=2 train_loss=")),
+        "{lines:?}"
+    );
+    let lines = ok_lines(&["analyze", "--eval-file", n, "--depth", "3"]);
+    assert!(lines.last().unwrap().starts_with("bestmove="), "{lines:?}");
+    let lines = ok_lines(&["analyze", "--eval", "classic", "--depth", "3"]);
+    assert!(lines.last().unwrap().starts_with("bestmove="), "{lines:?}");
+    // bad files are one-line errors
+    std::fs::write(&net, b"DMSTPAT1 not really").unwrap();
+    let o = damast(&["analyze", "--eval-file", n, "--depth", "3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("n.pat"), "{}", stderr(&o));
+    std::fs::write(&games, b"garbage").unwrap();
+    let o = damast(&["train", "--data", g, "--out", n]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a Damast game file"),
+        "{}",
+        stderr(&o)
+    );
+    let o = damast(&["selfplay", "--games", "2", "--out", g]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("not a Damast game file"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

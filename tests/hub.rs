@@ -287,12 +287,22 @@ fn handshake() {
                 );
             }
             "bool" => assert!(["true", "false"].contains(&get("value").unwrap().as_str())),
+            "string" => assert!(get("value").is_some(), "{p}"),
             other => panic!("type {other}"),
         }
     }
     assert_eq!(
         names,
-        ["variant", "threads", "tt-size", "ponder", "level", "strength"]
+        [
+            "variant",
+            "threads",
+            "tt-size",
+            "ponder",
+            "level",
+            "strength",
+            "eval",
+            "eval-file"
+        ]
     );
     assert!(lines[1].contains("values=\"normal international brazilian russian\""));
     h.send("init");
@@ -1062,4 +1072,65 @@ fn error_messages_follow_the_spec() {
             String::from_utf8_lossy(text)
         );
     }
+}
+
+#[test]
+fn evaluation_parameters() {
+    // a net file made by training on a few self-play games, and a damaged copy of it
+    let dir = std::env::temp_dir().join(format!("damast-hub-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let net = dir.join("net.pat");
+    std::fs::write(&net, damast::engine::pattern::INTERNATIONAL_NET).unwrap();
+    let bad = dir.join("bad.pat");
+    let bytes = damast::engine::pattern::INTERNATIONAL_NET;
+    std::fs::write(&bad, &bytes[..bytes.len() / 2]).unwrap();
+
+    let mut h = Hub::start();
+    h.send("set-param name=eval value=classic");
+    assert!(h.sync().is_empty());
+    h.send("set-param name=eval value=fancy");
+    let got = h.sync();
+    assert!(
+        got.len() == 1 && got[0].starts_with("error") && got[0].contains("eval"),
+        "{got:?}"
+    );
+    h.send(&format!(
+        "set-param name=eval-file value=\"{}\"",
+        net.display()
+    ));
+    assert!(h.sync().is_empty());
+    // a truncated file is one error line naming the problem; the loaded net stays
+    h.send(&format!(
+        "set-param name=eval-file value=\"{}\"",
+        bad.display()
+    ));
+    let got = h.sync();
+    assert!(
+        got.len() == 1 && got[0].starts_with("error") && got[0].contains("truncated"),
+        "{got:?}"
+    );
+    h.send("hub");
+    let (lines, _) = h.until("wait", SHORT);
+    let shown = format!("value={} ", net.display());
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("param name=eval-file ") && l.contains(&shown)),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("param name=eval value=classic ")),
+        "{lines:?}"
+    );
+    h.send("set-param name=eval value=learned");
+    h.send("init");
+    h.until("ready", SHORT);
+    let (_, done) = h.search("pos start", &["level depth=4"], "go think");
+    assert!(
+        legal_moves("W:W31-50:B1-20").contains(&done_move(&done).unwrap()),
+        "{done}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::core::position::Position;
-use crate::core::variant::Variant;
+use crate::core::variant::{Color, Variant};
 use crate::engine::eval::{self, Weights};
 use crate::engine::pattern::PatternEval;
 
@@ -48,7 +48,8 @@ impl std::str::FromStr for EvalKind {
 pub enum Evaluator {
     /// The handwritten evaluation.
     Classic(Weights),
-    /// A learned net, made for the variant searched.
+    /// A learned net, made for the variant searched, with the divisor of drawish endings; in
+    /// positions with kings only, the handwritten evaluation.
     Pattern(Arc<PatternEval>, i32),
 }
 
@@ -77,6 +78,13 @@ impl Evaluator {
     pub fn evaluate<V: Variant>(&self, pos: &Position<V>) -> i32 {
         match self {
             Evaluator::Classic(w) => eval::evaluate_with(pos, w),
+            // The windows see men only: with none left, the net knows nothing but the number
+            // of kings, too little to tell a won king ending from a drawn one.
+            Evaluator::Pattern(..)
+                if pos.men(Color::White).is_empty() && pos.men(Color::Black).is_empty() =>
+            {
+                eval::evaluate_with(pos, &Weights::DEFAULT)
+            }
             Evaluator::Pattern(net, divisor) => eval::scale_drawish(pos, net.raw(pos), *divisor),
         }
     }
