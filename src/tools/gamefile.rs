@@ -270,8 +270,8 @@ impl<V: Variant> Games<'_, V> {
         self.offset
     }
 
-    /// Games read so far.
-    pub fn read(&self) -> usize {
+    /// Games read whole so far.
+    pub fn complete(&self) -> usize {
         self.number
     }
 

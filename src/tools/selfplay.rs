@@ -226,7 +226,7 @@ pub fn run<V: Variant>(
                 Err(e) => return Err(file_err(e)),
             }
         }
-        progress.games = games.read();
+        progress.games = games.complete();
         let end = games.offset();
         file.set_len(end as u64)?;
         file.seek(SeekFrom::Start(end as u64))?;
