@@ -88,9 +88,4 @@ impl Evaluator {
             Evaluator::Pattern(net, divisor) => eval::scale_drawish(pos, net.raw(pos), *divisor),
         }
     }
-
-    /// Whether this is a learned net.
-    pub fn is_learned(&self) -> bool {
-        matches!(self, Evaluator::Pattern(..))
-    }
 }

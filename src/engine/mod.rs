@@ -216,14 +216,6 @@ impl Engine {
         self.options.net = net;
     }
 
-    /// Loads a net file to play with. A missing or bad file is an error and the evaluation in
-    /// use stays as it was.
-    pub fn load_net(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let net = pattern::file::load(path)?;
-        self.options.net = Some(Arc::new(net));
-        Ok(())
-    }
-
     /// The evaluation a search of variant `V` uses.
     pub fn evaluator<V: Variant>(&self) -> Evaluator {
         Evaluator::for_variant::<V>(self.options.eval, self.options.net.as_ref(), &self.weights)
