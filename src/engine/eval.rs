@@ -497,13 +497,19 @@ pub fn evaluate<V: Variant>(pos: &Position<V>) -> i32 {
     evaluate_with(pos, &Weights::DEFAULT)
 }
 
+/// The middle-game share of a position: 256 with every man on the board, 0 with none.
+#[inline(always)]
+pub fn phase<V: Variant>(pos: &Position<V>) -> i32 {
+    let start_men = 2 * V::WHITE_START.count() as i32;
+    let men_now = (pos.men(Color::White).count() + pos.men(Color::Black).count()) as i32;
+    (men_now * 256 / start_men.max(1)).clamp(0, 256)
+}
+
 /// Evaluates `pos` for the side to move with the given weights.
 pub fn evaluate_with<V: Variant>(pos: &Position<V>, w: &Weights) -> i32 {
     let us = pos.side();
     let them = us.opponent();
-    let start_men = 2 * (V::WHITE_START.count()) as i32;
-    let men_now = (pos.men(Color::White).count() + pos.men(Color::Black).count()) as i32;
-    let phase = (men_now * 256 / start_men.max(1)).clamp(0, 256);
+    let phase = phase(pos);
     let our_kings = pos.kings(us).any();
     let their_kings = pos.kings(them).any();
     let mine = side_score(pos, us, w, phase, their_kings);

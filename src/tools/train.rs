@@ -383,9 +383,7 @@ pub fn net_loss<V: Variant>(net: &PatternEval, data: &Dataset, lambda: f32) -> f
                 phase: data.phase[i],
             };
             f.index[..n].copy_from_slice(&data.index[i * n..(i + 1) * n]);
-            let (mg, eg) = net.sums::<V>(&f);
-            let p = f.phase as i32;
-            let e = ((mg * p + eg * (256 - p)) / 256) as f32;
+            let e = net.score::<V>(&f) as f32;
             let d = sigmoid(e / k) - target(data, i, k, lambda);
             (d * d) as f64
         })

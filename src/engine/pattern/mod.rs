@@ -72,14 +72,6 @@ pub struct Features {
     pub phase: u16,
 }
 
-/// The middle-game share of a position: 256 with every man on the board, 0 with none.
-#[inline(always)]
-pub fn phase<V: Variant>(pos: &Position<V>) -> i32 {
-    let start_men = 2 * V::WHITE_START.count() as i32;
-    let men_now = (pos.men(Color::White).count() + pos.men(Color::Black).count()) as i32;
-    (men_now * 256 / start_men.max(1)).clamp(0, 256)
-}
-
 /// Computes the window indices of men `ours` and `theirs` (seen with `ours` moving up) into
 /// `index`.
 #[inline(always)]
@@ -124,7 +116,7 @@ pub fn features<V: Variant>(pos: &Position<V>) -> Features {
             pos.kings(us).count() as u8,
             pos.kings(them).count() as u8,
         ],
-        phase: phase(pos) as u16,
+        phase: crate::engine::eval::phase(pos) as u16,
     }
 }
 
@@ -187,13 +179,18 @@ impl PatternEval {
         (mg, eg)
     }
 
+    /// The score of features `f`: their middle-game and endgame sums blended by the phase.
+    #[inline(always)]
+    pub fn score<V: Variant>(&self, f: &Features) -> i32 {
+        let (mg, eg) = self.sums::<V>(f);
+        let p = f.phase as i32;
+        (mg * p + eg * (256 - p)) / 256
+    }
+
     /// The raw score of `pos` for the side to move, before any drawishness scaling.
     #[inline]
     pub fn raw<V: Variant>(&self, pos: &Position<V>) -> i32 {
-        let f = features(pos);
-        let (mg, eg) = self.sums::<V>(&f);
-        let p = f.phase as i32;
-        (mg * p + eg * (256 - p)) / 256
+        self.score::<V>(&features(pos))
     }
 }
 
