@@ -23,7 +23,8 @@ struct Cli {
 enum Command {
     /// Count the leaf positions of the move tree, one line per depth.
     Perft {
-        /// Variant: international (alias normal, standard), brazilian, russian.
+        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
+        /// checkers), italian, spanish, pool, czech, platform (dama).
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Start position as a PDN FEN (default: the variant's initial position).
@@ -41,7 +42,8 @@ enum Command {
     },
     /// Analyse a position (one line per iteration, then `bestmove=`), or a whole PDN game.
     Analyze {
-        /// Variant: international (alias normal, standard), brazilian, russian.
+        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
+        /// checkers), italian, spanish, pool, czech, platform (dama).
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// The position as a PDN FEN (default: the variant's initial position).
@@ -90,7 +92,8 @@ enum Command {
     Tune(TuneCommand),
     /// Play self-play games for training into a binary game file (resumes an existing file).
     Selfplay {
-        /// Variant: international (alias normal, standard), brazilian, russian.
+        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
+        /// checkers), italian, spanish, pool, czech, platform (dama).
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Games the file should hold when done.
@@ -117,7 +120,8 @@ enum Command {
     },
     /// Train a pattern net on self-play game files (`damast selfplay`) and write it.
     Train {
-        /// Variant: international (alias normal, standard), brazilian, russian.
+        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
+        /// checkers), italian, spanish, pool, czech, platform (dama).
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Game files to train on.
@@ -150,7 +154,8 @@ enum Command {
     },
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
-        /// Variant: international (alias normal, standard), brazilian, russian.
+        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
+        /// checkers), italian, spanish, pool, czech, platform (dama).
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// The position as a PDN FEN (default: the variant's initial position).
@@ -190,7 +195,8 @@ impl EvalArgs {
 enum TuneCommand {
     /// Play self-play games at a fixed node count; write each quiet position as `FEN;result`.
     Generate {
-        /// Variant: international (alias normal, standard), brazilian, russian.
+        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
+        /// checkers), italian, spanish, pool, czech, platform (dama).
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Number of games.
@@ -214,7 +220,8 @@ enum TuneCommand {
     },
     /// Fit the weights to a file of `FEN;result` lines; prints the tuned weights.
     Fit {
-        /// Variant: international (alias normal, standard), brazilian, russian.
+        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
+        /// checkers), italian, spanish, pool, czech, platform (dama).
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// The training file.

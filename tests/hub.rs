@@ -304,7 +304,7 @@ fn handshake() {
             "eval-file"
         ]
     );
-    assert!(lines[1].contains("values=\"normal international brazilian russian\""));
+    assert!(lines[1].contains("values=\"normal international brazilian russian english italian spanish pool czech platform\""));
     h.send("init");
     let (extra, _) = h.until("ready", SHORT);
     assert!(extra.is_empty(), "{extra:?}");
@@ -426,6 +426,31 @@ fn variants() {
         "go think",
     );
     assert!(done.starts_with("done move="), "{done}");
+    // english: black (on 1-12) moves first from `pos start`; italian: white, numbered from a8
+    h.send("set-param name=variant value=english");
+    let (_, done) = h.search("pos start", &["level depth=4"], "go think");
+    assert!(
+        ["9-13", "9-14", "10-14", "10-15", "11-15", "11-16", "12-16"]
+            .contains(&done_move(&done).unwrap().as_str()),
+        "{done}"
+    );
+    h.send("set-param name=variant value=italian");
+    let (_, done) = h.search("pos start", &["level depth=4"], "go think");
+    assert!(
+        ["21-17", "21-18", "22-18", "22-19", "23-19", "23-20", "24-20"]
+            .contains(&done_move(&done).unwrap().as_str()),
+        "{done}"
+    );
+    // platform dama: 10x10, black first
+    h.send("set-param name=variant value=platform");
+    let (_, done) = h.search("pos start", &["level depth=3"], "go think");
+    assert!(
+        ["16-21", "17-21", "17-22", "18-22", "18-23", "19-23", "19-24", "20-24", "20-25"]
+            .contains(&done_move(&done).unwrap().as_str()),
+        "{done}"
+    );
+    h.send("set-param name=variant value=checkers-of-mars");
+    assert_eq!(h.sync(), ["error message=\"bad value for variant\""]);
     h.send("set-param name=variant value=normal");
     let (_, done) = h.search("pos start", &["level depth=2"], "go think");
     assert!(
@@ -831,7 +856,7 @@ fn malformed_input_gets_one_error_each() {
         b"set-param name=ponder value=2".to_vec(),
         b"set-param name=level value=grandmaster".to_vec(),
         b"set-param name=strength value=1e2".to_vec(),
-        b"set-param name=variant value=checkers".to_vec(),
+        b"set-param name=variant value=checkers-of-mars".to_vec(),
         // limits
         b"level depth=-1".to_vec(),
         b"level depth=abc".to_vec(),

@@ -1,5 +1,6 @@
 //! Interoperability: the legal moves printed by `damast moves` must equal those of the Python
-//! library pydraughts on a few hundred positions (tests/interop/pydraughts_moves.py).
+//! library pydraughts on a few hundred positions of every variant both play: international,
+//! english, italian, russian and brazilian (tests/interop/pydraughts_moves.py).
 //!
 //! The interpreter is taken from `DAMAST_PYTHON` (default `python3`). It must be able to import
 //! pydraughts; `scripts/test.sh` creates `.venv` with it. Without it this test FAILS: it never passes
@@ -28,8 +29,9 @@ fn summary(stdout: &str) -> Option<(u64, u64)> {
     })
 }
 
-#[test]
-fn legal_moves_match_pydraughts() {
+/// Compares `positions` positions of `variant` (damast's name) and checks that at least
+/// `min_passed` were compared and none differed.
+fn compare(variant: &str, positions: u32, min_passed: u64) {
     let python = common::pydraughts_python(PROBE);
     let script: PathBuf = [
         env!("CARGO_MANIFEST_DIR"),
@@ -43,6 +45,9 @@ fn legal_moves_match_pydraughts() {
     let out = Command::new(&python)
         .arg(&script)
         .arg(binary)
+        .arg(positions.to_string())
+        .arg("20240601")
+        .arg(variant)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {} with '{python}': {e}", script.display()));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -52,14 +57,42 @@ fn legal_moves_match_pydraughts() {
         .unwrap_or_else(|| panic!("no `N passed, M failed` line in the script's output\n{report}"));
     assert!(
         out.status.success(),
-        "the script exited with {}: {failed} failed\n{report}",
+        "the script exited with {} for {variant}: {failed} failed\n{report}",
         out.status
     );
-    assert_eq!(failed, 0, "damast and pydraughts disagree\n{report}");
+    assert_eq!(
+        failed, 0,
+        "damast and pydraughts disagree in {variant}\n{report}"
+    );
     assert!(
-        passed >= MIN_PASSED,
-        "only {passed} positions compared (expected at least {MIN_PASSED})\n{report}"
+        passed >= min_passed,
+        "only {passed} {variant} positions compared (expected at least {min_passed})\n{report}"
     );
     let lines: Vec<&str> = stdout.lines().collect();
     eprintln!("{}", lines[lines.len().saturating_sub(2)..].join("\n"));
+}
+
+#[test]
+fn legal_moves_match_pydraughts() {
+    compare("international", 400, MIN_PASSED);
+}
+
+#[test]
+fn english_legal_moves_match_pydraughts() {
+    compare("english", 300, MIN_PASSED);
+}
+
+#[test]
+fn italian_legal_moves_match_pydraughts() {
+    compare("italian", 300, MIN_PASSED);
+}
+
+#[test]
+fn russian_legal_moves_match_pydraughts() {
+    compare("russian", 300, MIN_PASSED);
+}
+
+#[test]
+fn brazilian_legal_moves_match_pydraughts() {
+    compare("brazilian", 300, MIN_PASSED);
 }

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use damast::core::pdn::{self, PdnGame};
-use damast::core::{Game, GameResult, International};
+use damast::core::{Game, GameResult, International, Variant, VariantKind};
+use damast::with_variant;
 
 const DAMAST: &str = env!("CARGO_BIN_EXE_damast");
 
@@ -58,6 +59,11 @@ fn args(list: &[&str]) -> Vec<String> {
 /// Reads the PDN file and checks every game: the seven tags, an international result that
 /// agrees with the result token, a reason, and moves that replay by the rules.
 fn read_games(path: &Path) -> Vec<PdnGame> {
+    read_games_of::<International>(path)
+}
+
+/// [`read_games`] for the games of variant `V`.
+fn read_games_of<V: Variant>(path: &Path) -> Vec<PdnGame> {
     let games = pdn::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
     for g in &games {
         for tag in [
@@ -75,7 +81,7 @@ fn read_games(path: &Path) -> Vec<PdnGame> {
         let result = g.tag("Result").unwrap();
         assert!(["2-0", "1-1", "0-2"].contains(&result), "{g:?}");
         assert_eq!(g.result.as_deref(), Some(result));
-        let game: Game<International> = g.to_game().expect("the moves replay by the rules");
+        let game: Game<V> = g.to_game().expect("the moves replay by the rules");
         // a game the rules ended ends in a position where the rules say so
         let reason = g.tag("Termination").unwrap();
         if reason.contains("no legal move") || reason.contains("no pieces") {
@@ -159,6 +165,42 @@ fn two_damast_engines_play_a_short_match() {
         )),
         "{out}"
     );
+}
+
+#[test]
+fn every_variant_plays_a_short_self_match_to_the_end() {
+    for kind in VariantKind::ALL {
+        if kind == VariantKind::International {
+            continue;
+        }
+        let pdn_file = temp(&format!("{kind}.pdn"));
+        let mut a = engine("Alpha", &[]);
+        a.extend(engine("Beta", &[]));
+        a.extend(args(&["--depth", "5", "--games", "2", "--shuffle", "3"]));
+        a.extend(["--variant".into(), kind.name().into()]);
+        a.extend(["--pdn".into(), pdn_file.display().to_string()]);
+        let o = run(&a);
+        let (out, err) = (text(&o.stdout), text(&o.stderr));
+        assert!(o.status.success(), "{kind}: {out}\n{err}");
+        assert!(out.contains("Finished: 2 of 2 games"), "{kind}: {out}");
+        let games = with_variant!(kind, V => read_games_of::<V>(&pdn_file));
+        assert_eq!(games.len(), 2, "{kind}");
+        for g in &games {
+            assert_eq!(
+                g.tag("GameType"),
+                Some(kind.game_type().to_string().as_str()),
+                "{kind}"
+            );
+            // every game ends by the rules of the variant: a win or one of its draw rules
+            let reason = g.tag("Termination").unwrap();
+            assert!(
+                reason.contains("no legal move")
+                    || reason.contains("no pieces")
+                    || reason.starts_with("draw:"),
+                "{kind}: {reason}"
+            );
+        }
+    }
 }
 
 #[test]

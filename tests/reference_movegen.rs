@@ -2,9 +2,15 @@
 //!
 //! The reference below is written independently of the library: a mailbox board (a 2-D array of
 //! cells indexed by row and column), its own square numbering, and a plain recursive capture search
-//! that walks the board square by square. It implements international draughts (10x10), brazilian
-//! (the same rules on 8x8) and russian (8x8, free choice of capture, a man reaching the far row
-//! during a capture is crowned at once and goes on capturing as a flying king).
+//! that walks the board square by square. It implements every variant the engine plays as a few
+//! plain rule switches: international draughts (10x10), brazilian (the same rules on 8x8), russian
+//! (free choice of capture, a man reaching the far row during a capture is crowned at once and
+//! goes on capturing as a flying king), english (men capture forward only, kings move one
+//! square, free choice), italian (a1 light, men never take kings, the four Italian priorities),
+//! spanish (a1 light, most pieces then most kings), pool (russian without the crowning
+//! mid-capture), czech (a king must capture when one can) and platform dama (10x10, most pieces
+//! then most kings, each captured piece removed as it is jumped). Platform dama has no
+//! published perft, so this comparison is its main check.
 //!
 //! Both generators are run on positions reached by random play from the start position and on
 //! random placements of men and kings; their move sets, as sorted sets of
@@ -17,7 +23,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use damast::core::{fen, movegen, Color, Piece, Position, Square, Variant};
-use damast::core::{Brazilian, International, Russian};
+use damast::core::{
+    Brazilian, Czech, English, International, Italian, Platform, Pool, Russian, Spanish,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic PRNG
@@ -85,31 +93,93 @@ impl Cell {
     }
 }
 
+/// How the reference chooses among complete captures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    /// Any complete capture.
+    Free,
+    /// The most pieces.
+    Majority,
+    /// The most pieces, then the most kings.
+    MajorityThenKings,
+    /// A king's capture whenever a king can capture.
+    KingFirst,
+    /// Most pieces; then with a king; then most kings; then the king met earliest.
+    Italian,
+}
+
 /// The rule switches the reference understands.
 #[derive(Clone, Copy, Debug)]
 struct Rules {
     /// Board size: 10 or 8.
     size: i32,
-    /// Whether a capture taking the most pieces must be chosen.
-    majority: bool,
+    /// The capture rule.
+    choice: Choice,
     /// Whether a man reaching the far row during a capture is crowned at once (russian).
     promote_mid_capture: bool,
+    /// Whether men capture backward.
+    men_backward: bool,
+    /// Whether kings move and capture at a distance.
+    flying: bool,
+    /// Whether men may capture kings.
+    men_take_kings: bool,
+    /// Whether a captured piece leaves the board as soon as it is jumped.
+    immediate: bool,
+    /// Whether the bottom-left corner is light (italian, spanish): square 1 is then the
+    /// top-left corner.
+    a1_light: bool,
 }
 
 const INTERNATIONAL: Rules = Rules {
     size: 10,
-    majority: true,
+    choice: Choice::Majority,
     promote_mid_capture: false,
+    men_backward: true,
+    flying: true,
+    men_take_kings: true,
+    immediate: false,
+    a1_light: false,
 };
 const BRAZILIAN: Rules = Rules {
     size: 8,
-    majority: true,
-    promote_mid_capture: false,
+    ..INTERNATIONAL
 };
 const RUSSIAN: Rules = Rules {
-    size: 8,
-    majority: false,
+    choice: Choice::Free,
     promote_mid_capture: true,
+    ..BRAZILIAN
+};
+const ENGLISH: Rules = Rules {
+    choice: Choice::Free,
+    men_backward: false,
+    flying: false,
+    ..BRAZILIAN
+};
+const ITALIAN: Rules = Rules {
+    choice: Choice::Italian,
+    men_take_kings: false,
+    a1_light: true,
+    ..ENGLISH
+};
+const SPANISH: Rules = Rules {
+    choice: Choice::MajorityThenKings,
+    men_backward: false,
+    a1_light: true,
+    ..BRAZILIAN
+};
+const POOL: Rules = Rules {
+    choice: Choice::Free,
+    ..BRAZILIAN
+};
+const CZECH: Rules = Rules {
+    choice: Choice::KingFirst,
+    men_backward: false,
+    ..BRAZILIAN
+};
+const PLATFORM: Rules = Rules {
+    choice: Choice::MajorityThenKings,
+    immediate: true,
+    ..INTERNATIONAL
 };
 
 /// The four diagonal directions as (row, col) steps; row 0 is the top row (Black's back row).
@@ -123,13 +193,37 @@ struct Board {
     side: Side,
 }
 
-/// A reference move: 1-based from and to numbers, sorted captured numbers, and whether it crowns.
+/// A reference move: 1-based from and to numbers, sorted captured numbers, and whether it crowns;
+/// for the capture rules, whether a king made it and, in the order taken, which pieces taken
+/// were kings.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct RefMove {
     from: u32,
     to: u32,
     captured: Vec<u32>,
     promotes: bool,
+    by_king: bool,
+    kings_taken: Vec<bool>,
+}
+
+impl RefMove {
+    /// Whether `self` beats `other` by the capture rule `choice` (captures only).
+    fn cmp_by(&self, other: &RefMove, choice: Choice) -> std::cmp::Ordering {
+        let n = |m: &RefMove| m.captured.len();
+        let kings = |m: &RefMove| m.kings_taken.iter().filter(|&&k| k).count();
+        match choice {
+            Choice::Free => std::cmp::Ordering::Equal,
+            Choice::Majority => n(self).cmp(&n(other)),
+            Choice::MajorityThenKings => (n(self), kings(self)).cmp(&(n(other), kings(other))),
+            Choice::KingFirst => self.by_king.cmp(&other.by_king),
+            Choice::Italian => {
+                // the first position where one meets a king and the other does not decides
+                (n(self), self.by_king, kings(self))
+                    .cmp(&(n(other), other.by_king, kings(other)))
+                    .then_with(|| self.kings_taken.cmp(&other.kings_taken))
+            }
+        }
+    }
 }
 
 impl Board {
@@ -147,12 +241,17 @@ impl Board {
     }
 
     /// Row and column of the 1-based square number: square 1 is the first dark square of the top
-    /// row, which is in column 1 (the top-left corner is light); odd rows (0-based) start in column 0.
+    /// row, which is in column 1 (the top-left corner is light; on an a1-light board it is dark
+    /// and square 1 is in column 0); the rows alternate.
     fn coords(&self, number: u32) -> (i32, i32) {
         let i = number as i32 - 1;
         let row = i / self.half();
         let k = i % self.half();
-        let col = if row % 2 == 0 { 2 * k + 1 } else { 2 * k };
+        let col = if (row % 2 == 0) != self.rules.a1_light {
+            2 * k + 1
+        } else {
+            2 * k
+        };
         (row, col)
     }
 
@@ -167,7 +266,7 @@ impl Board {
     }
 
     fn dark(&self, row: i32, col: i32) -> bool {
-        (row + col) % 2 == 1
+        ((row + col) % 2 == 1) != self.rules.a1_light
     }
 
     fn at(&self, row: i32, col: i32) -> Cell {
@@ -210,23 +309,27 @@ impl Board {
                 // The moving piece has left its square for the whole move.
                 let mut work = self.clone();
                 work.set(row, col, Cell::Empty);
-                let mut captured: Vec<(i32, i32)> = Vec::new();
+                let mut captured: Vec<(i32, i32, bool)> = Vec::new();
                 work.capture_search(
-                    self.number(row, col),
+                    (self.number(row, col), king),
                     row,
                     col,
                     king,
                     false,
+                    None,
                     &mut captured,
                     &mut captures,
                 );
             }
         }
         if !captures.is_empty() {
-            if self.rules.majority {
-                let best = captures.iter().map(|m| m.captured.len()).max().unwrap();
-                captures.retain(|m| m.captured.len() == best);
-            }
+            let choice = self.rules.choice;
+            let best = captures
+                .iter()
+                .max_by(|a, b| a.cmp_by(b, choice))
+                .unwrap()
+                .clone();
+            captures.retain(|m| m.cmp_by(&best, choice) == std::cmp::Ordering::Equal);
             captures.sort();
             return captures;
         }
@@ -252,6 +355,8 @@ impl Board {
                                     to: self.number(r, c),
                                     captured: Vec::new(),
                                     promotes: r == self.far_row(s),
+                                    by_king: false,
+                                    kings_taken: Vec::new(),
                                 });
                             }
                         }
@@ -265,7 +370,12 @@ impl Board {
                                     to: self.number(r, c),
                                     captured: Vec::new(),
                                     promotes: false,
+                                    by_king: false,
+                                    kings_taken: Vec::new(),
                                 });
+                                if !self.rules.flying {
+                                    break;
+                                }
                                 r += dr;
                                 c += dc;
                             }
@@ -279,17 +389,40 @@ impl Board {
         quiet
     }
 
-    /// Whether the square holds an enemy piece that has not been jumped yet in this move.
-    fn jumpable(&self, row: i32, col: i32, captured: &[(i32, i32)]) -> bool {
-        self.at(row, col).side() == Some(self.side.other()) && !captured.contains(&(row, col))
+    /// Whether the square holds an enemy piece that has not been jumped yet in this move (and that
+    /// the piece, a king if `king`, may take).
+    fn jumpable(&self, row: i32, col: i32, king: bool, captured: &[(i32, i32, bool)]) -> bool {
+        let cell = self.at(row, col);
+        cell.side() == Some(self.side.other())
+            && (king || self.rules.men_take_kings || matches!(cell, Cell::Man(_)))
+            && !captured.iter().any(|&(r, c, _)| (r, c) == (row, col))
+    }
+
+    /// The directions a piece (a king if `king`) captures in.
+    fn capture_dirs(&self, king: bool) -> Vec<(i32, i32)> {
+        DIRS.iter()
+            .copied()
+            .filter(|&(dr, _)| king || self.rules.men_backward || dr == Self::forward(self.side))
+            .collect()
     }
 
     /// Whether a piece (a king if `king`) standing on (row, col) in the middle of a capture that
-    /// has taken `captured` can jump another piece.
-    fn can_capture_from(&self, row: i32, col: i32, king: bool, captured: &[(i32, i32)]) -> bool {
-        for (dr, dc) in DIRS {
+    /// has taken `captured` can jump another piece; `back` is the direction it may not turn
+    /// back in.
+    fn can_capture_from(
+        &self,
+        row: i32,
+        col: i32,
+        king: bool,
+        back: Option<(i32, i32)>,
+        captured: &[(i32, i32, bool)],
+    ) -> bool {
+        for (dr, dc) in self.capture_dirs(king) {
+            if Some((dr, dc)) == back {
+                continue;
+            }
             let (mut r, mut c) = (row + dr, col + dc);
-            if king {
+            if king && self.rules.flying {
                 while self.on_board(r, c) && self.at(r, c) == Cell::Empty {
                     r += dr;
                     c += dc;
@@ -297,7 +430,7 @@ impl Board {
             }
             let (lr, lc) = (r + dr, c + dc);
             if self.on_board(lr, lc)
-                && self.jumpable(r, c, captured)
+                && self.jumpable(r, c, king, captured)
                 && self.at(lr, lc) == Cell::Empty
             {
                 return true;
@@ -307,84 +440,108 @@ impl Board {
     }
 
     /// Extends a capture whose piece now stands on (row, col) having taken `captured` (still on the
-    /// board). Records the move when it cannot go on.
+    /// board unless pieces are removed at once). `mover` is the start square and whether a king
+    /// moves; `came` the direction of the last jump (a capture never turns straight back).
+    /// Records the move when it cannot go on.
     #[allow(clippy::too_many_arguments)]
     fn capture_search(
         &self,
-        from: u32,
+        mover: (u32, bool),
         row: i32,
         col: i32,
         king: bool,
         crowned: bool,
-        captured: &mut Vec<(i32, i32)>,
+        came: Option<(i32, i32)>,
+        captured: &mut Vec<(i32, i32, bool)>,
         out: &mut Vec<RefMove>,
     ) {
         let mut continued = false;
-        for (dr, dc) in DIRS {
-            if king {
-                // Slide over empty squares to the first piece.
-                let (mut r, mut c) = (row + dr, col + dc);
+        let back = came.map(|(dr, dc)| (-dr, -dc));
+        for (dr, dc) in self.capture_dirs(king) {
+            if Some((dr, dc)) == back {
+                continue;
+            }
+            // Slide (flying kings only) over empty squares to the first piece.
+            let (mut r, mut c) = (row + dr, col + dc);
+            if king && self.rules.flying {
                 while self.on_board(r, c) && self.at(r, c) == Cell::Empty {
                     r += dr;
                     c += dc;
                 }
-                if !self.on_board(r, c) || !self.jumpable(r, c, captured) {
-                    continue;
+            }
+            if !self.on_board(r, c) || !self.jumpable(r, c, king, captured) {
+                continue;
+            }
+            let (vr, vc) = (r, c);
+            let victim_king = matches!(self.at(vr, vc), Cell::King(_));
+            // The board for the rest of the move: the victim stays as a blocker, or goes at once.
+            let mut next = self.clone();
+            if self.rules.immediate {
+                next.set(vr, vc, Cell::Empty);
+            }
+            let mut landings = Vec::new();
+            let (mut lr, mut lc) = (vr + dr, vc + dc);
+            while self.on_board(lr, lc) && self.at(lr, lc) == Cell::Empty {
+                landings.push((lr, lc));
+                if !(king && self.rules.flying) {
+                    break;
                 }
-                let (vr, vc) = (r, c);
-                // Land on any empty square beyond it; but the capture must go on while possible,
-                // so if from some of those squares the king can capture again, it must land on
-                // one of them.
-                let mut landings = Vec::new();
-                let (mut lr, mut lc) = (vr + dr, vc + dc);
-                while self.on_board(lr, lc) && self.at(lr, lc) == Cell::Empty {
-                    landings.push((lr, lc));
-                    lr += dr;
-                    lc += dc;
-                }
-                captured.push((vr, vc));
+                lr += dr;
+                lc += dc;
+            }
+            if landings.is_empty() {
+                continue;
+            }
+            captured.push((vr, vc, victim_king));
+            if king {
+                // A king must land where it can go on capturing if there is such a square.
                 let going_on: Vec<(i32, i32)> = landings
                     .iter()
                     .copied()
-                    .filter(|&(r, c)| self.can_capture_from(r, c, true, captured))
+                    .filter(|&(r, c)| next.can_capture_from(r, c, true, Some((-dr, -dc)), captured))
                     .collect();
                 if !going_on.is_empty() {
                     landings = going_on;
                 }
                 for (lr, lc) in landings {
                     continued = true;
-                    self.capture_search(from, lr, lc, true, crowned, captured, out);
+                    next.capture_search(
+                        mover,
+                        lr,
+                        lc,
+                        true,
+                        crowned,
+                        Some((dr, dc)),
+                        captured,
+                        out,
+                    );
                 }
-                captured.pop();
             } else {
-                let (vr, vc) = (row + dr, col + dc);
-                let (lr, lc) = (row + 2 * dr, col + 2 * dc);
-                if !self.on_board(lr, lc)
-                    || !self.jumpable(vr, vc, captured)
-                    || self.at(lr, lc) != Cell::Empty
-                {
-                    continue;
-                }
+                let (lr, lc) = landings[0];
                 continued = true;
-                captured.push((vr, vc));
                 let reaches_far_row = lr == self.far_row(self.side);
                 if self.rules.promote_mid_capture && reaches_far_row {
-                    self.capture_search(from, lr, lc, true, true, captured, out);
+                    next.capture_search(mover, lr, lc, true, true, Some((dr, dc)), captured, out);
                 } else {
-                    self.capture_search(from, lr, lc, false, false, captured, out);
+                    next.capture_search(mover, lr, lc, false, false, Some((dr, dc)), captured, out);
                 }
-                captured.pop();
             }
+            captured.pop();
         }
         if !continued && !captured.is_empty() {
-            let mut caps: Vec<u32> = captured.iter().map(|&(r, c)| self.number(r, c)).collect();
+            let mut caps: Vec<u32> = captured
+                .iter()
+                .map(|&(r, c, _)| self.number(r, c))
+                .collect();
             caps.sort();
             let promotes = crowned || (!king && row == self.far_row(self.side));
             let m = RefMove {
-                from,
+                from: mover.0,
                 to: self.number(row, col),
                 captured: caps,
                 promotes,
+                by_king: mover.1,
+                kings_taken: captured.iter().map(|&(_, _, k)| k).collect(),
             };
             if !out.contains(&m) {
                 out.push(m);
@@ -722,6 +879,36 @@ fn russian_matches_reference() {
     run::<Russian>("russian", RUSSIAN, 3);
 }
 
+#[test]
+fn english_matches_reference() {
+    run::<English>("english", ENGLISH, 4);
+}
+
+#[test]
+fn italian_matches_reference() {
+    run::<Italian>("italian", ITALIAN, 5);
+}
+
+#[test]
+fn spanish_matches_reference() {
+    run::<Spanish>("spanish", SPANISH, 6);
+}
+
+#[test]
+fn pool_matches_reference() {
+    run::<Pool>("pool", POOL, 7);
+}
+
+#[test]
+fn czech_matches_reference() {
+    run::<Czech>("czech", CZECH, 8);
+}
+
+#[test]
+fn platform_matches_reference() {
+    run::<Platform>("platform", PLATFORM, 9);
+}
+
 /// The reference itself on hand-checked positions (so that a bug in it is not mistaken for
 /// agreement or disagreement).
 #[test]
@@ -810,4 +997,57 @@ fn reference_sanity() {
         moves::<Russian>(RUSSIAN, "W:W22:B18,10,26"),
         ["22x31x26", "22x6x10x18"]
     );
+}
+
+/// Hand-made platform dama cases, each checked against the library and the reference.
+#[test]
+fn platform_king_priority_and_immediate_removal() {
+    fn both(f: &str) -> Vec<String> {
+        let pos: Position<Platform> = fen::parse(f).unwrap();
+        let mut lib: Vec<String> = movegen::legal_moves(&pos)
+            .iter()
+            .map(|m| {
+                let caps: Vec<u32> = m.captured_squares().map(|s| s.number()).collect();
+                key_text(&(m.from().number(), m.to().number(), caps))
+            })
+            .collect();
+        lib.sort();
+        let mut reference: Vec<String> = to_board(&pos, PLATFORM)
+            .legal_moves()
+            .iter()
+            .map(|m| key_text(&(m.from, m.to, m.captured.clone())))
+            .collect();
+        reference.sort();
+        assert_eq!(lib, reference, "library and reference differ on {f}");
+        lib
+    }
+    let intl = |f: &str| -> Vec<String> {
+        let pos: Position<International> = fen::parse(f).unwrap();
+        let mut v: Vec<String> = movegen::legal_moves(&pos)
+            .iter()
+            .map(|m| {
+                let caps: Vec<u32> = m.captured_squares().map(|s| s.number()).collect();
+                key_text(&(m.from().number(), m.to().number(), caps))
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // King priority: the man on 33 can take the man on 28 or the king on 29, one piece either
+    // way. International draughts leaves the choice; platform dama must take the king.
+    assert_eq!(intl("W:W33:B28,K29"), ["33x22x28", "33x24x29"]);
+    assert_eq!(both("W:W33:B28,K29"), ["33x24x29"]);
+    // Still the number of pieces comes first: two men beat one king.
+    assert_eq!(both("W:W33:B28,K29,18"), ["33x13x18x28"]);
+    // Immediate removal: under the FMJD rule the black king on 25 is stopped by the white
+    // pieces it has already jumped, which stay on the board until the move ends, and takes four
+    // (25x33). In platform dama each jumped piece goes at once, so the king crosses the squares
+    // it has emptied and takes all five, ending on 42 or 47.
+    assert_eq!(intl("B:W27,28,38,39,42:BK25"), ["25x33x27x28x39x42"]);
+    assert_eq!(
+        both("B:W27,28,38,39,42:BK25"),
+        ["25x42x27x28x38x39x42", "25x47x27x28x38x39x42"]
+    );
+    // Black moves first from the initial position.
+    assert_eq!(Position::<Platform>::start().side(), Color::Black);
 }

@@ -25,6 +25,10 @@ pub enum DrawReason {
     ThreeKingsAgainstOne,
     /// FMJD-64 7.2.6: kings on both sides and unchanged material for 30 or 60 moves.
     UnchangedMaterial,
+    /// 40 moves each without a capture or a man move (english, italian and the other 8x8 games).
+    FortyMoves,
+    /// English: 400 moves in all.
+    MoveLimit,
 }
 
 impl DrawReason {
@@ -38,6 +42,8 @@ impl DrawReason {
             DrawReason::FifteenKingMoves => "15 king moves rule",
             DrawReason::ThreeKingsAgainstOne => "three kings against one",
             DrawReason::UnchangedMaterial => "unchanged material rule",
+            DrawReason::FortyMoves => "40-move rule",
+            DrawReason::MoveLimit => "400-move limit",
         }
     }
 }
@@ -101,6 +107,9 @@ fn ending<V: Variant>(pos: &Position<V>) -> Ending {
                     Ending::None
                 }
             }
+            DrawRules::English | DrawRules::Italian | DrawRules::Plain | DrawRules::Platform => {
+                Ending::None
+            }
         };
     }
     Ending::None
@@ -130,6 +139,9 @@ impl DrawClocks {
         match V::DRAW_RULES {
             DrawRules::Fmjd100 => (32, 10),
             DrawRules::Fmjd64 => (30, 10),
+            DrawRules::English | DrawRules::Italian | DrawRules::Plain | DrawRules::Platform => {
+                (0, 0)
+            }
         }
     }
 
@@ -195,6 +207,10 @@ impl DrawClocks {
                     None
                 }
             }
+            DrawRules::English | DrawRules::Italian | DrawRules::Plain => {
+                (self.reversible >= 80).then_some(DrawReason::FortyMoves)
+            }
+            DrawRules::Platform => (self.reversible >= 50).then_some(DrawReason::TwentyFiveMoves),
         }
     }
 }
@@ -329,8 +345,11 @@ impl<V: Variant> Game<V> {
         if movegen::count(pos) == 0 {
             return GameResult::Win(pos.side().opponent());
         }
-        if self.repetitions() >= 3 {
+        if self.repetitions() >= V::REPETITIONS {
             return GameResult::Draw(DrawReason::Repetition);
+        }
+        if V::DRAW_RULES == DrawRules::English && self.moves.len() >= 400 {
+            return GameResult::Draw(DrawReason::MoveLimit);
         }
         match self.clocks().draw(pos) {
             Some(r) => GameResult::Draw(r),
@@ -355,6 +374,43 @@ mod tests {
         assert_eq!(g.result(), GameResult::Win(Color::Black));
         let g: Game<International> = Game::default();
         assert_eq!(g.result(), GameResult::Ongoing);
+    }
+
+    #[test]
+    fn english_draws_after_forty_king_moves_each() {
+        use crate::core::variant::English;
+        // two short kings walking back and forth: 80 plies without a capture or a man move
+        let mut g: Game<English> = Game::from_fen("W:WK29:BK4").unwrap();
+        let cycle = ["29-25", "4-8", "25-29", "8-4"];
+        // the positions repeat too: only the clock is looked at here
+        for ply in 0..80 {
+            assert_eq!(g.clocks().draw(g.position()), None, "ply {ply}");
+            g.play_text(cycle[ply % 4]).unwrap();
+        }
+        assert_eq!(g.clocks().reversible, 80);
+        assert_eq!(g.clocks().draw(g.position()), Some(DrawReason::FortyMoves));
+    }
+
+    #[test]
+    fn italian_needs_a_fourth_occurrence_to_draw() {
+        use crate::core::variant::{Italian, Russian};
+        let cycle = ["29-25", "4-8", "25-29", "8-4"];
+        let mut g: Game<Italian> = Game::from_fen("W:WK29:BK4").unwrap();
+        for m in cycle.iter().chain(&cycle) {
+            g.play_text(m).unwrap();
+        }
+        assert_eq!(g.repetitions(), 3);
+        assert_eq!(g.result(), GameResult::Ongoing);
+        for m in cycle {
+            g.play_text(m).unwrap();
+        }
+        assert_eq!(g.result(), GameResult::Draw(DrawReason::Repetition));
+        // three occurrences suffice elsewhere
+        let mut r: Game<Russian> = Game::from_fen("W:WK29:BK1").unwrap();
+        for m in ["29-25", "1-5", "25-29", "5-1"].iter().cycle().take(8) {
+            r.play_text(m).unwrap();
+        }
+        assert_eq!(r.result(), GameResult::Draw(DrawReason::Repetition));
     }
 
     #[test]

@@ -17,4 +17,7 @@ pub use game::{DrawReason, Game, GameResult};
 pub use moves::{Move, MoveList};
 pub use position::{Piece, Position};
 pub use square::Square;
-pub use variant::{Brazilian, Color, International, Russian, Variant, VariantKind};
+pub use variant::{
+    Brazilian, Color, Czech, English, International, Italian, Platform, Pool, Russian, Spanish,
+    Variant, VariantKind,
+};

@@ -71,28 +71,67 @@ fn king_reach<V: Variant>(from: u32, d: usize, occ: u64) -> u64 {
 pub(crate) trait CaptureSink<V: Variant> {
     /// Whether the search must keep the landing squares of the path.
     const PATHS: bool;
-    /// A complete sequence: `path` holds its landing squares (bits) when `PATHS` is set.
-    fn found(&mut self, from: u32, to: u32, captured: u64, flags: MoveFlags, path: &[u8]);
+    /// A complete sequence: `path` holds its landing squares (bits) when `PATHS` is set; `rank`
+    /// is its [`capture_rank`] (only the highest-ranked sequences are legal).
+    fn found(
+        &mut self,
+        from: u32,
+        to: u32,
+        captured: u64,
+        flags: MoveFlags,
+        rank: u64,
+        path: &[u8],
+    );
 }
 
-/// The sink that fills a move list, applying the majority rule and merging equal moves.
+/// How the variant's capture rule ranks a complete capture sequence: only the sequences of the
+/// highest rank may be played (all rank 0 under free choice). `kings` is how many kings it takes,
+/// `king_move` whether a king makes it, and `order` has bit `31 - k` set when the `k`-th piece
+/// taken (from 0) is a king, so that a larger `order` meets a king earlier.
+#[inline(always)]
+pub(crate) fn capture_rank<V: Variant>(
+    captured: u64,
+    kings: u32,
+    king_move: bool,
+    order: u32,
+) -> u64 {
+    let n = captured.count_ones() as u64;
+    match V::CAPTURE_RULE {
+        CaptureRule::Free => 0,
+        CaptureRule::Majority => n,
+        CaptureRule::MajorityThenKings => n << 8 | kings as u64,
+        CaptureRule::KingFirst => king_move as u64,
+        CaptureRule::Italian => {
+            n << 48 | (king_move as u64) << 40 | (kings as u64) << 32 | order as u64
+        }
+    }
+}
+
+/// The sink that fills a move list, applying the capture rule and merging equal moves.
 struct ListSink<'a, V: Variant> {
     list: &'a mut MoveList<V>,
-    best: u32,
+    best: u64,
 }
 
 impl<V: Variant> CaptureSink<V> for ListSink<'_, V> {
     const PATHS: bool = false;
 
     #[inline(always)]
-    fn found(&mut self, from: u32, to: u32, captured: u64, flags: MoveFlags, _path: &[u8]) {
-        if V::CAPTURE_RULE == CaptureRule::Majority {
-            let n = captured.count_ones();
-            if n < self.best {
+    fn found(
+        &mut self,
+        from: u32,
+        to: u32,
+        captured: u64,
+        flags: MoveFlags,
+        rank: u64,
+        _path: &[u8],
+    ) {
+        if V::CAPTURE_RULE != CaptureRule::Free {
+            if rank < self.best {
                 return;
             }
-            if n > self.best {
-                self.best = n;
+            if rank > self.best {
+                self.best = rank;
                 self.list.clear();
             }
         }
@@ -116,6 +155,11 @@ impl<V: Variant> CaptureSink<V> for ListSink<'_, V> {
 pub(crate) struct CaptureSearch<'a, V: Variant, S: CaptureSink<V>> {
     from: u32,
     opp: u64,
+    /// The opponent's pieces that men may take (not kings in italian).
+    man_prey: u64,
+    opp_kings: u64,
+    /// Bit `31 - k` set when the `k`-th piece taken is a king (italian only).
+    order: u32,
     empty: u64,
     sink: &'a mut S,
     path: [u8; 64],
@@ -127,9 +171,18 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
     /// Prepares a search for the pieces of the side to move in `pos`.
     #[inline(always)]
     pub(crate) fn new(pos: &Position<V>, sink: &'a mut S) -> Self {
+        let them = pos.side().opponent();
+        let opp = pos.pieces(them).0;
         CaptureSearch {
             from: 0,
-            opp: pos.pieces(pos.side().opponent()).0,
+            opp,
+            man_prey: if V::MEN_CAPTURE_KINGS {
+                opp
+            } else {
+                pos.men(them).0
+            },
+            opp_kings: pos.kings(them).0,
+            order: 0,
             empty: pos.empty().0,
             sink,
             path: [0; 64],
@@ -153,6 +206,30 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
         }
     }
 
+    /// Records, for the italian priorities, that the piece `over` is taken after `captured`.
+    #[inline(always)]
+    fn note_prey(&mut self, over: u64, captured: u64) {
+        if V::CAPTURE_RULE == CaptureRule::Italian && over & self.opp_kings != 0 {
+            self.order |= 1 << (31 - captured.count_ones());
+        }
+    }
+
+    /// Hands a complete sequence to the sink.
+    #[inline(always)]
+    fn complete(&mut self, cur: u32, captured: u64, flags: MoveFlags) {
+        let kings = if V::CAPTURE_RULE == CaptureRule::MajorityThenKings
+            || V::CAPTURE_RULE == CaptureRule::Italian
+        {
+            (captured & self.opp_kings).count_ones()
+        } else {
+            0
+        };
+        let king_move = flags.contains(MoveFlags::KING);
+        let rank = capture_rank::<V>(captured, kings, king_move, self.order);
+        let path = &self.path[..self.len];
+        self.sink.found(self.from, cur, captured, flags, rank, path);
+    }
+
     /// Searches every capture of the man on `from` (moving for `color`).
     #[inline(always)]
     pub(crate) fn man_from(&mut self, from: u32, color: Color) {
@@ -174,7 +251,7 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
     /// Tries the jump of a man on `cur` in direction `d`; returns whether there was one.
     #[inline(always)]
     fn man_jump(&mut self, cur: u64, captured: u64, color: Color, d: usize) -> bool {
-        let over = step::<V>(cur, d) & self.opp & !captured;
+        let over = step::<V>(cur, d) & self.man_prey & !captured;
         if over == 0 {
             return false;
         }
@@ -184,11 +261,20 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
         }
         let lb = land.trailing_zeros();
         self.push(lb);
+        let order = self.order;
+        self.note_prey(over, captured);
+        if V::IMMEDIATE_REMOVAL {
+            self.empty |= over;
+        }
         if V::PROMOTE_MID_CAPTURE && land & V::promotion_row(color).0 != 0 {
             self.king(lb, captured | over, d, true);
         } else {
             self.man(lb, captured | over, color);
         }
+        if V::IMMEDIATE_REMOVAL {
+            self.empty &= !over;
+        }
+        self.order = order;
         self.pop();
         true
     }
@@ -210,8 +296,7 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
             } else {
                 MoveFlags::empty()
             };
-            let path = &self.path[..self.len];
-            self.sink.found(self.from, cur, captured, flags, path);
+            self.complete(cur, captured, flags);
         }
     }
 
@@ -245,6 +330,9 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
                 continue;
             }
             any = true;
+            if V::IMMEDIATE_REMOVAL {
+                self.empty |= bb;
+            }
             // A capture may not stop on a landing square while another landing square of the
             // same jump lets it go on: keep only the landings that continue, if there are any.
             let mut l = lands;
@@ -262,6 +350,8 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
                     l = cont;
                 }
             }
+            let order = self.order;
+            self.note_prey(bb, captured);
             while l != 0 {
                 let lb = l.trailing_zeros();
                 l &= l - 1;
@@ -269,6 +359,10 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
                 self.king(lb, captured | bb, d, promoted);
                 self.pop();
             }
+            if V::IMMEDIATE_REMOVAL {
+                self.empty &= !bb;
+            }
+            self.order = order;
         }
         if !any && captured != 0 {
             let flags = if promoted {
@@ -276,8 +370,7 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
             } else {
                 MoveFlags::KING
             };
-            let path = &self.path[..self.len];
-            self.sink.found(self.from, cur, captured, flags, path);
+            self.complete(cur, captured, flags);
         }
     }
 }
@@ -342,7 +435,12 @@ fn search_captures_of<V: Variant, S: CaptureSink<V>>(
 fn capturing_men<V: Variant>(pos: &Position<V>) -> u64 {
     let us = pos.side();
     let men = pos.men(us).0;
-    let opp = pos.pieces(us.opponent()).0;
+    let them = us.opponent();
+    let opp = if V::MEN_CAPTURE_KINGS {
+        pos.pieces(them).0
+    } else {
+        pos.men(them).0
+    };
     let empty = pos.empty().0;
     let mut can = 0;
     let dirs: &[usize] = if V::MEN_CAPTURE_BACKWARD {

@@ -78,7 +78,17 @@ impl<V: Variant> Move<V> {
 
     /// The captured squares in ascending order.
     pub fn captured_squares(&self) -> impl Iterator<Item = Square> {
-        self.captured.bits().map(|b| V::square(b))
+        // in layout order, which is the numbers' order except on a mirrored board
+        let mut squares = [Square::from_index(0); 32];
+        let mut n = 0;
+        for b in self.captured.bits().take(squares.len()) {
+            squares[n] = V::square(b);
+            n += 1;
+        }
+        if V::MIRRORED {
+            squares[..n].sort_unstable();
+        }
+        squares.into_iter().take(n)
     }
 
     /// Whether the move captures.

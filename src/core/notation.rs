@@ -7,7 +7,7 @@ use crate::core::movegen::{self, search_captures, CaptureSink};
 use crate::core::moves::{Move, MoveFlags};
 use crate::core::position::Position;
 use crate::core::square::Square;
-use crate::core::variant::{CaptureRule, Variant};
+use crate::core::variant::Variant;
 
 /// Why a move text does not name a legal move.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -65,12 +65,22 @@ pub fn parts<V: Variant>(m: &Move<V>) -> (Square, Square, Vec<Square>) {
 /// Collects every complete capture path with its landing squares.
 struct PathSink {
     paths: Vec<(u32, u32, u64, MoveFlags, Vec<u8>)>,
+    ranks: Vec<u64>,
 }
 
 impl<V: Variant> CaptureSink<V> for PathSink {
     const PATHS: bool = true;
-    fn found(&mut self, from: u32, to: u32, captured: u64, flags: MoveFlags, path: &[u8]) {
+    fn found(
+        &mut self,
+        from: u32,
+        to: u32,
+        captured: u64,
+        flags: MoveFlags,
+        rank: u64,
+        path: &[u8],
+    ) {
         self.paths.push((from, to, captured, flags, path.to_vec()));
+        self.ranks.push(rank);
     }
 }
 
@@ -79,18 +89,17 @@ pub fn capture_paths<V: Variant>(pos: &Position<V>) -> Vec<(Move<V>, Vec<Square>
     if !movegen::has_capture(pos) {
         return Vec::new();
     }
-    let mut sink = PathSink { paths: Vec::new() };
+    let mut sink = PathSink {
+        paths: Vec::new(),
+        ranks: Vec::new(),
+    };
     search_captures::<V, _>(pos, &mut sink);
-    let best = sink
-        .paths
-        .iter()
-        .map(|p| p.2.count_ones())
-        .max()
-        .unwrap_or(0);
+    let best = sink.ranks.iter().copied().max().unwrap_or(0);
     sink.paths
         .into_iter()
-        .filter(|p| V::CAPTURE_RULE == CaptureRule::Free || p.2.count_ones() == best)
-        .map(|(from, to, cap, flags, landings)| {
+        .zip(sink.ranks)
+        .filter(|(_, rank)| *rank == best)
+        .map(|((from, to, cap, flags, landings), _)| {
             let mut sq = vec![V::square(from)];
             sq.extend(landings.iter().map(|&b| V::square(b as u32)));
             debug_assert_eq!(*sq.last().unwrap(), V::square(to));

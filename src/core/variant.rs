@@ -52,6 +52,13 @@ pub enum CaptureRule {
     Free,
     /// A sequence taking the most pieces must be played; men and kings count the same.
     Majority,
+    /// The most pieces, and among those the most kings (spanish).
+    MajorityThenKings,
+    /// A king must capture when one can; otherwise (and among king captures) free (czech).
+    KingFirst,
+    /// The Italian priorities in order: the most pieces; with a king; the most kings; the king
+    /// met earliest.
+    Italian,
 }
 
 /// Which family of draw rules applies.
@@ -61,6 +68,17 @@ pub enum DrawRules {
     Fmjd100,
     /// FMJD-64 (russian, brazilian): threefold repetition, 15 king moves, 3 kings against 1, 5-move rule.
     Fmjd64,
+    /// English checkers: threefold repetition, 40 moves each without a capture or a man move, 400
+    /// moves in all.
+    English,
+    /// Italian: fourfold repetition, 40 moves each without a capture or a man move.
+    Italian,
+    /// Threefold repetition and 40 moves each without a capture or a man move (the 8x8 games
+    /// whose rule texts give no other limit: pool, spanish, czech).
+    Plain,
+    /// Platform dama: repetition and the FMJD 25-move rule (its source names a limit of moves
+    /// without capture but not its length).
+    Platform,
 }
 
 /// The variants the engine plays, as a runtime value (for command lines and protocols).
@@ -72,14 +90,33 @@ pub enum VariantKind {
     Brazilian,
     /// Russian draughts (shashki): free capture, promotion mid-capture.
     Russian,
+    /// English draughts / American checkers: black first, short kings, free capture.
+    English,
+    /// Italian draughts: a1 light, men never take kings, the Italian capture priorities.
+    Italian,
+    /// Spanish draughts: a1 light, flying kings, men capture forward, most pieces then most kings.
+    Spanish,
+    /// American pool checkers: black first, flying kings, men capture backward, free capture.
+    Pool,
+    /// Czech draughts: flying kings, men capture forward, a king must capture when one can.
+    Czech,
+    /// Platform dama: international rules but black first, most pieces then most kings, and
+    /// captured pieces removed at once.
+    Platform,
 }
 
 impl VariantKind {
     /// Every supported variant.
-    pub const ALL: [VariantKind; 3] = [
+    pub const ALL: [VariantKind; 9] = [
         VariantKind::International,
         VariantKind::Brazilian,
         VariantKind::Russian,
+        VariantKind::English,
+        VariantKind::Italian,
+        VariantKind::Spanish,
+        VariantKind::Pool,
+        VariantKind::Czech,
+        VariantKind::Platform,
     ];
 
     /// The canonical lower-case name.
@@ -88,7 +125,36 @@ impl VariantKind {
             VariantKind::International => "international",
             VariantKind::Brazilian => "brazilian",
             VariantKind::Russian => "russian",
+            VariantKind::English => "english",
+            VariantKind::Italian => "italian",
+            VariantKind::Spanish => "spanish",
+            VariantKind::Pool => "pool",
+            VariantKind::Czech => "czech",
+            VariantKind::Platform => "platform",
         }
+    }
+
+    /// The PDN GameType number.
+    pub const fn game_type(self) -> u32 {
+        match self {
+            VariantKind::International => 20,
+            VariantKind::English => 21,
+            VariantKind::Italian => 22,
+            VariantKind::Pool => 23,
+            VariantKind::Spanish => 24,
+            VariantKind::Russian => 25,
+            VariantKind::Brazilian => 26,
+            VariantKind::Czech => 29,
+            // no number is assigned to it: one outside the PDN standard's list
+            VariantKind::Platform => 50,
+        }
+    }
+
+    /// The variant of a PDN GameType number (its first field), if the engine plays it.
+    pub fn from_game_type(number: u32) -> Option<VariantKind> {
+        VariantKind::ALL
+            .into_iter()
+            .find(|k| k.game_type() == number)
     }
 }
 
@@ -101,7 +167,8 @@ impl fmt::Display for VariantKind {
 /// A variant name that is not known.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown variant '{0}' (expected one of: international, normal, standard, brazilian, russian)"
+    "unknown variant '{0}' (expected one of: international, normal, standard, brazilian, russian, \
+     english, american, checkers, italian, spanish, pool, czech, platform)"
 )]
 pub struct UnknownVariant(pub String);
 
@@ -114,6 +181,12 @@ impl FromStr for VariantKind {
             }
             "brazilian" | "brazil" => Ok(VariantKind::Brazilian),
             "russian" | "shashki" => Ok(VariantKind::Russian),
+            "english" | "american" | "checkers" => Ok(VariantKind::English),
+            "italian" => Ok(VariantKind::Italian),
+            "spanish" => Ok(VariantKind::Spanish),
+            "pool" | "american-pool" | "americanpool" => Ok(VariantKind::Pool),
+            "czech" => Ok(VariantKind::Czech),
+            "platform" | "platform-dama" | "dama" => Ok(VariantKind::Platform),
             _ => Err(UnknownVariant(s.to_string())),
         }
     }
@@ -136,6 +209,30 @@ macro_rules! with_variant {
             }
             $crate::core::variant::VariantKind::Russian => {
                 type $v = $crate::core::variant::Russian;
+                $body
+            }
+            $crate::core::variant::VariantKind::English => {
+                type $v = $crate::core::variant::English;
+                $body
+            }
+            $crate::core::variant::VariantKind::Italian => {
+                type $v = $crate::core::variant::Italian;
+                $body
+            }
+            $crate::core::variant::VariantKind::Spanish => {
+                type $v = $crate::core::variant::Spanish;
+                $body
+            }
+            $crate::core::variant::VariantKind::Pool => {
+                type $v = $crate::core::variant::Pool;
+                $body
+            }
+            $crate::core::variant::VariantKind::Czech => {
+                type $v = $crate::core::variant::Czech;
+                $body
+            }
+            $crate::core::variant::VariantKind::Platform => {
+                type $v = $crate::core::variant::Platform;
                 $body
             }
         }
@@ -175,6 +272,16 @@ pub trait Variant:
     const DRAW_RULES: DrawRules;
     /// Whether squares may also be written algebraically (a1..h8) in FEN and moves.
     const ALGEBRAIC: bool;
+    /// Whether men may capture kings (not in italian).
+    const MEN_CAPTURE_KINGS: bool = true;
+    /// Whether the board is the mirror image of the usual one (a1 light: italian, spanish). The
+    /// layout is the same; only the numbering changes, 1 being the top-left square (a8).
+    const MIRRORED: bool = false;
+    /// How many occurrences of a position draw the game.
+    const REPETITIONS: usize = 3;
+    /// Whether each captured piece leaves the board as it is jumped (platform dama), so that
+    /// its square is free for the rest of the capture; otherwise all leave after the move.
+    const IMMEDIATE_REMOVAL: bool = false;
 
     /// Number of playable squares.
     const SQUARES: u32 = Self::HALF * Self::ROWS;
@@ -195,9 +302,9 @@ pub trait Variant:
     /// Squares holding black men at the start.
     const BLACK_START: Bitboard = Bitboard(geometry::rows_mask(Self::HALF, 0, Self::START_ROWS));
     /// Square index (0-based) to bit, 0xFF past the last square.
-    const SQUARE_TO_BIT: [u8; 64] = geometry::square_to_bit(Self::HALF, Self::ROWS);
+    const SQUARE_TO_BIT: [u8; 64] = geometry::square_to_bit(Self::HALF, Self::ROWS, Self::MIRRORED);
     /// Bit to square index (0-based), 0xFF for ghosts.
-    const BIT_TO_SQUARE: [u8; 64] = geometry::bit_to_square(Self::HALF, Self::ROWS);
+    const BIT_TO_SQUARE: [u8; 64] = geometry::bit_to_square(Self::HALF, Self::ROWS, Self::MIRRORED);
     /// Precomputed rays: `RAYS[dir][bit]` is every square reachable from `bit` in direction `dir`
     /// on an empty board (directions: 0 = up-left, 1 = up-right, 2 = down-left, 3 = down-right).
     const RAYS: [[u64; 64]; 4] = geometry::rays(Self::HALF, Self::ROWS);
@@ -286,6 +393,120 @@ impl Variant for Russian {
     const ALGEBRAIC: bool = true;
 }
 
+/// Platform dama (seed 002), 10x10: international rules except that black moves first, among
+/// the longest captures the one taking the most kings must be played, and captured pieces are
+/// removed as they are jumped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Platform;
+
+impl Variant for Platform {
+    const KIND: VariantKind = VariantKind::Platform;
+    const HALF: u32 = 5;
+    const ROWS: u32 = 10;
+    const START_ROWS: u32 = 4;
+    const MEN_CAPTURE_BACKWARD: bool = true;
+    const FLYING_KINGS: bool = true;
+    const CAPTURE_RULE: CaptureRule = CaptureRule::MajorityThenKings;
+    const PROMOTE_MID_CAPTURE: bool = false;
+    const FIRST: Color = Color::Black;
+    const GAME_TYPE: u32 = VariantKind::Platform.game_type();
+    const DRAW_RULES: DrawRules = DrawRules::Platform;
+    const ALGEBRAIC: bool = false;
+    const IMMEDIATE_REMOVAL: bool = true;
+}
+
+/// Declares an 8x8 variant: 12 men each on the three nearest rows.
+macro_rules! variant_8x8 {
+    ($(#[$doc:meta])* $name:ident {$($c:ident: $t:ty = $v:expr;)*}) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl Variant for $name {
+            const KIND: VariantKind = VariantKind::$name;
+            const HALF: u32 = 4;
+            const ROWS: u32 = 8;
+            const START_ROWS: u32 = 3;
+            const GAME_TYPE: u32 = VariantKind::$name.game_type();
+            $(const $c: $t = $v;)*
+        }
+    };
+}
+
+variant_8x8! {
+    /// English draughts / American checkers: black (on 1-12) moves first, men move and capture
+    /// forward only, kings move one square, any capture may be chosen but must be completed.
+    English {
+        MEN_CAPTURE_BACKWARD: bool = false;
+        FLYING_KINGS: bool = false;
+        CAPTURE_RULE: CaptureRule = CaptureRule::Free;
+        PROMOTE_MID_CAPTURE: bool = false;
+        FIRST: Color = Color::Black;
+        DRAW_RULES: DrawRules = DrawRules::English;
+        ALGEBRAIC: bool = false;
+    }
+}
+
+variant_8x8! {
+    /// Italian draughts: a1 light (1 = a8), white first, men move and capture forward only and
+    /// never capture kings, kings move one square, the four Italian capture priorities.
+    Italian {
+        MEN_CAPTURE_BACKWARD: bool = false;
+        FLYING_KINGS: bool = false;
+        CAPTURE_RULE: CaptureRule = CaptureRule::Italian;
+        PROMOTE_MID_CAPTURE: bool = false;
+        FIRST: Color = Color::White;
+        DRAW_RULES: DrawRules = DrawRules::Italian;
+        ALGEBRAIC: bool = false;
+        MEN_CAPTURE_KINGS: bool = false;
+        MIRRORED: bool = true;
+        REPETITIONS: usize = 4;
+    }
+}
+
+variant_8x8! {
+    /// Spanish draughts: a1 light (1 = a8), white first, men capture forward only, flying kings,
+    /// the most pieces and among those the most kings must be taken.
+    Spanish {
+        MEN_CAPTURE_BACKWARD: bool = false;
+        FLYING_KINGS: bool = true;
+        CAPTURE_RULE: CaptureRule = CaptureRule::MajorityThenKings;
+        PROMOTE_MID_CAPTURE: bool = false;
+        FIRST: Color = Color::White;
+        DRAW_RULES: DrawRules = DrawRules::Plain;
+        ALGEBRAIC: bool = false;
+        MIRRORED: bool = true;
+    }
+}
+
+variant_8x8! {
+    /// American pool checkers: black first, men capture backward, flying kings, free capture, a
+    /// man passing the far row mid-capture stays a man.
+    Pool {
+        MEN_CAPTURE_BACKWARD: bool = true;
+        FLYING_KINGS: bool = true;
+        CAPTURE_RULE: CaptureRule = CaptureRule::Free;
+        PROMOTE_MID_CAPTURE: bool = false;
+        FIRST: Color = Color::Black;
+        DRAW_RULES: DrawRules = DrawRules::Plain;
+        ALGEBRAIC: bool = true;
+    }
+}
+
+variant_8x8! {
+    /// Czech draughts: white first, men capture forward only, flying kings, a king must capture
+    /// when one can, otherwise free choice.
+    Czech {
+        MEN_CAPTURE_BACKWARD: bool = false;
+        FLYING_KINGS: bool = true;
+        CAPTURE_RULE: CaptureRule = CaptureRule::KingFirst;
+        PROMOTE_MID_CAPTURE: bool = false;
+        FIRST: Color = Color::White;
+        DRAW_RULES: DrawRules = DrawRules::Plain;
+        ALGEBRAIC: bool = true;
+    }
+}
+
 /// Compile-time construction of the padded board layout's masks and rays.
 pub mod geometry {
     /// Bit of the 0-based square index `i`.
@@ -338,23 +559,33 @@ pub mod geometry {
         m
     }
 
+    /// The layout index of square index `i` (the same, or on a mirrored board the square at the
+    /// other end of its row).
+    pub const fn layout_index(half: u32, i: u32, mirrored: bool) -> u32 {
+        if mirrored {
+            i / half * half + (half - 1 - i % half)
+        } else {
+            i
+        }
+    }
+
     /// Square index to bit table.
-    pub const fn square_to_bit(half: u32, rows: u32) -> [u8; 64] {
+    pub const fn square_to_bit(half: u32, rows: u32, mirrored: bool) -> [u8; 64] {
         let mut t = [0xFFu8; 64];
         let mut i = 0;
         while i < half * rows {
-            t[i as usize] = bit_of(half, i) as u8;
+            t[i as usize] = bit_of(half, layout_index(half, i, mirrored)) as u8;
             i += 1;
         }
         t
     }
 
     /// Bit to square index table.
-    pub const fn bit_to_square(half: u32, rows: u32) -> [u8; 64] {
+    pub const fn bit_to_square(half: u32, rows: u32, mirrored: bool) -> [u8; 64] {
         let mut t = [0xFFu8; 64];
         let mut i = 0;
         while i < half * rows {
-            t[bit_of(half, i) as usize] = i as u8;
+            t[bit_of(half, layout_index(half, i, mirrored)) as usize] = i as u8;
             i += 1;
         }
         t

@@ -297,9 +297,11 @@ fn king_lines<V: Variant>(kings: u64, w: &Weights) -> i32 {
     // the main diagonal from White's left corner, and the two diagonals from the top-left
     // double corner (squares 1 and half+1) down to the other one
     let (main, double) = const {
-        let corner = V::SQUARE_TO_BIT[(V::SQUARES - V::HALF) as usize] as usize;
-        let a = V::SQUARE_TO_BIT[0] as usize;
-        let b = V::SQUARE_TO_BIT[V::HALF as usize] as usize;
+        // in layout terms, which a mirrored board's numbering does not change
+        use crate::core::variant::geometry::bit_of;
+        let corner = bit_of(V::HALF, V::SQUARES - V::HALF) as usize;
+        let a = bit_of(V::HALF, 0) as usize;
+        let b = bit_of(V::HALF, V::HALF) as usize;
         (
             (1u64 << corner) | V::RAYS[UP_RIGHT][corner],
             (1u64 << a) | V::RAYS[DOWN_RIGHT][a] | (1u64 << b) | V::RAYS[DOWN_RIGHT][b],

@@ -371,7 +371,7 @@ impl Settings {
     fn param_lines(&self) -> Vec<String> {
         vec![
             format!(
-                "param name=variant value={} type=enum values=\"normal international brazilian russian\"",
+                "param name=variant value={} type=enum values=\"normal international brazilian russian english italian spanish pool czech platform\"",
                 variant_value(self.variant)
             ),
             format!("param name=threads value={} type=int min=1 max=64", self.threads),
@@ -417,12 +417,7 @@ impl Settings {
         let int = |lo: u64, hi: u64| parse_uint(value).filter(|n| (lo..=hi).contains(n));
         match name {
             "variant" => {
-                let v = match value.to_ascii_lowercase().as_str() {
-                    "normal" | "international" | "standard" => VariantKind::International,
-                    "brazilian" => VariantKind::Brazilian,
-                    "russian" => VariantKind::Russian,
-                    _ => return Err(bad()),
-                };
+                let v: VariantKind = value.parse().map_err(|_| bad())?;
                 let changed = v != self.variant;
                 self.variant = v;
                 Ok(if changed {

@@ -8,7 +8,10 @@ by the rules (board.is_over()) or is adjudicated a draw at a move cap. A game pa
 ended without an exception, an illegal move, a lost clock or any unexpected engine line (which
 pydraughts logs as a warning).
 
-Usage: hub_games.py [--engine PATH] [--time-games N] [--depth-games N] [--max-plies N]
+Usage: hub_games.py [--engine PATH] [--variant V] [--time-games N] [--depth-games N] [--max-plies N]
+
+V is international (default), english or italian: the variants whose numbering pydraughts and
+damast share.
 Prints one line per game and `N passed, M failed` last; exits non-zero on any failure.
 """
 
@@ -37,13 +40,22 @@ class Warnings(logging.Handler):
         self.records.append(record.getMessage())
 
 
-def start_engine(path):
+# damast's variant name -> (pydraughts' board variant, Hub value of the `variant` parameter)
+VARIANTS = {
+    "international": ("standard", "normal"),
+    "english": ("english", "english"),
+    "italian": ("italian", "italian"),
+}
+
+
+def start_engine(path, variant):
     engine = HubEngine([path, "hub"])
     if engine.id.get("name") != "Damast":
         raise RuntimeError(f"unexpected id {engine.id}")
     for name in ("variant", "threads", "tt-size"):
         if name not in engine.options:
             raise RuntimeError(f"parameter {name} not declared: {engine.options}")
+    engine.setoption("variant", VARIANTS[variant][1])
     engine.setoption("tt-size", "16")
     engine.setoption("threads", "1")
     engine.setoption("book", "false")  # undeclared: must be accepted silently
@@ -62,9 +74,9 @@ def stop_engine(engine):
         pass
 
 
-def play_game(engines, limits, max_plies, timed):
+def play_game(engines, limits, max_plies, timed, variant):
     """Plays one game; engines[0] is white. Returns a description of the end."""
-    board = Board(variant="standard")
+    board = Board(variant=VARIANTS[variant][0])
     clock = [limits[0].time, limits[1].time] if timed else None
     plies = 0
     while not board.is_over():
@@ -97,6 +109,7 @@ def main():
     default_engine = os.path.join(here, "..", "..", "target", "release", "damast")
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--engine", default=os.environ.get("DAMAST_BIN", default_engine))
+    ap.add_argument("--variant", choices=sorted(VARIANTS), default="international")
     ap.add_argument("--time-games", type=int, default=2)
     ap.add_argument("--depth-games", type=int, default=2)
     ap.add_argument("--max-plies", type=int, default=150)
@@ -124,10 +137,10 @@ def main():
         before = len(warnings.records)
         t = time.monotonic()
         try:
-            engines = [start_engine(args.engine), start_engine(args.engine)]
+            engines = [start_engine(args.engine, args.variant) for _ in range(2)]
             if swap:
                 engines.reverse()
-            end = play_game(engines, limits, args.max_plies, timed)
+            end = play_game(engines, limits, args.max_plies, timed, args.variant)
             new_warnings = warnings.records[before:]
             if new_warnings:
                 raise RuntimeError(f"unexpected engine output: {new_warnings[:3]}")

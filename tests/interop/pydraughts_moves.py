@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Compare the legal moves of `damast moves` with those of pydraughts (international draughts).
+"""Compare the legal moves of `damast moves` with those of pydraughts.
 
-Usage: pydraughts_moves.py DAMAST_BINARY [POSITIONS [SEED]]
+Usage: pydraughts_moves.py DAMAST_BINARY [POSITIONS [SEED [VARIANT]]]
+
+VARIANT is damast's name of the variant (default international; also english, italian, russian,
+brazilian: the variants both programs play).
 
 Positions come from seeded random play from the start position and from random placements of
 men and kings of both sides (each followed by a few random moves). For each position the legal
 move set of pydraughts, as (from, to, set of captured squares), is compared with the one printed
-by `DAMAST_BINARY moves --variant international --fen FEN`, where FEN is pydraughts' own FEN of the
+by `DAMAST_BINARY moves --variant VARIANT --fen FEN`, where FEN is pydraughts' own FEN of the
 position. One line is printed per mismatch, and the last line is `N passed, M failed`. The exit
 status is 0 only if no position failed.
 """
@@ -18,9 +21,27 @@ import time
 
 from draughts import Board
 
-VARIANT = "standard"  # pydraughts' name for international draughts
-SQUARES = 50
-ROW = 5  # squares per row
+# damast's variant name -> (pydraughts' name, playable squares, squares per row)
+VARIANTS = {
+    "international": ("standard", 50, 5),
+    "english": ("english", 32, 4),
+    "italian": ("italian", 32, 4),
+    "russian": ("russian", 32, 4),
+    "brazilian": ("brazilian", 32, 4),
+}
+# pydraughts numbers the squares of these 8x8 games from a1 (1 = a1, 2 = c1, ..., 32 = h8)
+# where damast uses the usual numbering from the top (1 = b8, ..., 32 = g1)
+FROM_A1 = {"russian", "brazilian"}
+DAMAST_VARIANT = "international"
+VARIANT, SQUARES, ROW = VARIANTS[DAMAST_VARIANT]
+
+
+def to_damast(n):
+    """damast's number of pydraughts' square `n`."""
+    if DAMAST_VARIANT not in FROM_A1:
+        return n
+    row_from_bottom, pos = divmod(n - 1, ROW)
+    return (SQUARES // ROW - 1 - row_from_bottom) * ROW + pos + 1
 
 
 def py_moves(board):
@@ -29,7 +50,13 @@ def py_moves(board):
     for m in board.legal_moves():
         steps = m.board_move
         frm, to = steps[0][0], steps[-1][1]
-        moves.add((int(frm), int(to), frozenset(int(c) for c in (m.captures or []))))
+        moves.add(
+            (
+                to_damast(int(frm)),
+                to_damast(int(to)),
+                frozenset(to_damast(int(c)) for c in (m.captures or [])),
+            )
+        )
     return moves
 
 
@@ -45,7 +72,7 @@ def parse_hub(token):
 def damast_moves(binary, fen):
     """damast's legal moves, or raises RuntimeError with its error output."""
     out = subprocess.run(
-        [binary, "moves", "--variant", "international", "--fen", fen],
+        [binary, "moves", "--variant", DAMAST_VARIANT, "--fen", fen],
         capture_output=True,
         text=True,
         timeout=30,
@@ -80,9 +107,10 @@ def random_placement(rng):
         for i, sq in enumerate(squares):
             is_white = i % 2 == 0
             king = rng.random() < 0.35
-            if not king and is_white and sq <= ROW:
+            row_sq = to_damast(sq)  # the rows counted from the top, as damast numbers them
+            if not king and is_white and row_sq <= ROW:
                 king = True
-            if not king and not is_white and sq > SQUARES - ROW:
+            if not king and not is_white and row_sq > SQUARES - ROW:
                 king = True
             (white if is_white else black).append(("K" if king else "") + str(sq))
         if white and black:
@@ -130,9 +158,19 @@ def positions(rng, target):
 
 
 def main():
+    global DAMAST_VARIANT, VARIANT, SQUARES, ROW
     if len(sys.argv) < 2:
-        print("usage: pydraughts_moves.py DAMAST_BINARY [POSITIONS [SEED]]", file=sys.stderr)
+        print(
+            "usage: pydraughts_moves.py DAMAST_BINARY [POSITIONS [SEED [VARIANT]]]",
+            file=sys.stderr,
+        )
         return 2
+    if len(sys.argv) > 4:
+        if sys.argv[4] not in VARIANTS:
+            print(f"unknown variant {sys.argv[4]}: one of {' '.join(VARIANTS)}", file=sys.stderr)
+            return 2
+        DAMAST_VARIANT = sys.argv[4]
+        VARIANT, SQUARES, ROW = VARIANTS[DAMAST_VARIANT]
     binary = sys.argv[1]
     target = int(sys.argv[2]) if len(sys.argv) > 2 else 400
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 20240601
@@ -175,7 +213,7 @@ def main():
     elapsed = time.time() - start
     print(
         f"# {passed + failed} positions ({kings} with kings, {captures} with captures) "
-        f"in {elapsed:.1f} s, seed {seed}"
+        f"in {elapsed:.1f} s, seed {seed}, {DAMAST_VARIANT}"
     )
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1

@@ -143,6 +143,12 @@ pub fn default_text(kind: VariantKind) -> &'static str {
         VariantKind::International => include_str!("../../../book/openings/international.fen"),
         VariantKind::Brazilian => include_str!("../../../book/openings/brazilian.fen"),
         VariantKind::Russian => include_str!("../../../book/openings/russian.fen"),
+        VariantKind::English => include_str!("../../../book/openings/english.fen"),
+        VariantKind::Italian => include_str!("../../../book/openings/italian.fen"),
+        VariantKind::Spanish => include_str!("../../../book/openings/spanish.fen"),
+        VariantKind::Pool => include_str!("../../../book/openings/pool.fen"),
+        VariantKind::Czech => include_str!("../../../book/openings/czech.fen"),
+        VariantKind::Platform => include_str!("../../../book/openings/platform.fen"),
     }
 }
 

@@ -88,6 +88,12 @@ fn init_params(
                 VariantKind::International => &["normal", "international", "standard"],
                 VariantKind::Brazilian => &["brazilian"],
                 VariantKind::Russian => &["russian"],
+                VariantKind::English => &["english", "american", "checkers"],
+                VariantKind::Italian => &["italian"],
+                VariantKind::Spanish => &["spanish"],
+                VariantKind::Pool => &["pool"],
+                VariantKind::Czech => &["czech"],
+                VariantKind::Platform => &["platform"],
             };
             let value = if p.values.is_empty() {
                 Some(names[0].to_string())
