@@ -78,6 +78,10 @@ enum Command {
         /// Search depth.
         #[arg(long, default_value_t = damast::tools::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Also print, per iteration, where the nodes go: branching factor, quiescence share,
+        /// table hits, first-move cutoffs, re-searches of reduced moves.
+        #[arg(long)]
+        stats: bool,
         #[command(flatten)]
         eval: EvalArgs,
     },
@@ -464,9 +468,12 @@ fn run_analyze<V: Variant>(a: AnalyzeArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn run_bench(depth: u32, options: &Options) -> Result<(), String> {
+fn run_bench(depth: u32, stats: bool, options: &Options) -> Result<(), String> {
     let r = bench::run(depth.clamp(1, 40), options);
     let mut out = std::io::stdout().lock();
+    if stats {
+        let _ = write!(out, "{}", bench::stats_table(&r.iterations));
+    }
     for (i, n) in r.per_position.iter().enumerate() {
         let _ = writeln!(out, "position={} nodes={}", i + 1, n);
     }
@@ -675,9 +682,9 @@ fn main() -> ExitCode {
             };
             with_variant!(variant, V => run_analyze::<V>(a))
         }),
-        Command::Bench { depth, eval } => eval
+        Command::Bench { depth, stats, eval } => eval
             .apply(Options::default())
-            .and_then(|o| run_bench(depth, &o)),
+            .and_then(|o| run_bench(depth, stats, &o)),
         Command::Tune(TuneCommand::Generate {
             variant,
             games,

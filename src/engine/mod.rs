@@ -24,6 +24,7 @@ use eval::Weights;
 use evaluator::{EvalKind, Evaluator};
 use levels::Level;
 use pattern::PatternEval;
+pub use search::SearchStats;
 use search::{SearchParams, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
 use time::{Clock, Limits};
 use tt::Tt;
@@ -84,6 +85,8 @@ pub struct Info<V: Variant> {
     pub time: f64,
     /// The principal variation.
     pub pv: Vec<Move<V>>,
+    /// The main thread's search counters since the search began.
+    pub stats: SearchStats,
 }
 
 impl<V: Variant> Info<V> {
@@ -359,6 +362,7 @@ impl Engine {
                     nodes: shared.nodes.load(Ordering::Relaxed),
                     time: clock.elapsed(),
                     pv: out.pv.clone(),
+                    stats: w.stats(),
                 };
                 on_info(&info);
                 if w.stopped() {

@@ -138,6 +138,72 @@ fn reductions(divisor: i32) -> Box<[[u8; 64]; 64]> {
     t
 }
 
+/// Where a search's nodes go: counters kept by every worker (plain additions, so always on).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Nodes entered.
+    pub nodes: u64,
+    /// Nodes entered at depth 0 or below (the capture extension that acts as quiescence).
+    pub qnodes: u64,
+    /// Transposition-table probes, and how many found the position.
+    pub tt_probes: u64,
+    /// Probes that found the position.
+    pub tt_hits: u64,
+    /// Probes whose entry ended the node at once.
+    pub tt_cutoffs: u64,
+    /// Nodes ended by a beta cutoff after searching moves.
+    pub cutoffs: u64,
+    /// Of those, the ones where the first move tried caused it.
+    pub first_move_cutoffs: u64,
+    /// Reduced (late-move) searches.
+    pub reduced: u64,
+    /// Reduced searches that failed high and were searched again at full depth.
+    pub reduced_researches: u64,
+    /// Null-window searches at PV nodes searched again with the full window.
+    pub pv_researches: u64,
+    /// Nodes ended by reverse futility pruning.
+    pub futility_prunes: u64,
+    /// Quiet moves skipped by late-move pruning.
+    pub late_move_prunes: u64,
+}
+
+impl std::ops::AddAssign for SearchStats {
+    fn add_assign(&mut self, o: SearchStats) {
+        self.nodes += o.nodes;
+        self.qnodes += o.qnodes;
+        self.tt_probes += o.tt_probes;
+        self.tt_hits += o.tt_hits;
+        self.tt_cutoffs += o.tt_cutoffs;
+        self.cutoffs += o.cutoffs;
+        self.first_move_cutoffs += o.first_move_cutoffs;
+        self.reduced += o.reduced;
+        self.reduced_researches += o.reduced_researches;
+        self.pv_researches += o.pv_researches;
+        self.futility_prunes += o.futility_prunes;
+        self.late_move_prunes += o.late_move_prunes;
+    }
+}
+
+impl std::ops::Sub for SearchStats {
+    type Output = SearchStats;
+    fn sub(self, o: SearchStats) -> SearchStats {
+        SearchStats {
+            nodes: self.nodes - o.nodes,
+            qnodes: self.qnodes - o.qnodes,
+            tt_probes: self.tt_probes - o.tt_probes,
+            tt_hits: self.tt_hits - o.tt_hits,
+            tt_cutoffs: self.tt_cutoffs - o.tt_cutoffs,
+            cutoffs: self.cutoffs - o.cutoffs,
+            first_move_cutoffs: self.first_move_cutoffs - o.first_move_cutoffs,
+            reduced: self.reduced - o.reduced,
+            reduced_researches: self.reduced_researches - o.reduced_researches,
+            pv_researches: self.pv_researches - o.pv_researches,
+            futility_prunes: self.futility_prunes - o.futility_prunes,
+            late_move_prunes: self.late_move_prunes - o.late_move_prunes,
+        }
+    }
+}
+
 /// One search thread's private state.
 pub struct Worker<'a, V: Variant> {
     shared: &'a Shared<'a>,
@@ -161,6 +227,7 @@ pub struct Worker<'a, V: Variant> {
     reductions: Box<[[u8; 64]; 64]>,
     /// Move ordering scores, one row per ply (kept here so that no node clears a large array).
     scores: Vec<[i32; MAX_MOVES]>,
+    stats: SearchStats,
 }
 
 impl<'a, V: Variant> Worker<'a, V> {
@@ -188,6 +255,15 @@ impl<'a, V: Variant> Worker<'a, V> {
             scores: vec![[0; MAX_MOVES]; MAX_PLY],
             leaves: 0,
             seldepth: 0,
+            stats: SearchStats::default(),
+        }
+    }
+
+    /// This worker's counters since it was made.
+    pub fn stats(&self) -> SearchStats {
+        SearchStats {
+            nodes: self.nodes,
+            ..self.stats
         }
     }
 
@@ -324,6 +400,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                 return alpha;
             }
         }
+        if depth <= 0 {
+            self.stats.qnodes += 1;
+        }
         if ply >= MAX_PLY - 1 {
             return self.evaluate(pos, ply);
         }
@@ -361,7 +440,9 @@ impl<'a, V: Variant> Worker<'a, V> {
 
         let key = pos.hash();
         let mut tt_move = 0;
+        self.stats.tt_probes += 1;
         if let Some(e) = self.shared.tt.probe(key) {
+            self.stats.tt_hits += 1;
             tt_move = e.mv;
             if !pv_node && !is_root && e.depth >= depth {
                 let s = from_tt(e.score, ply);
@@ -371,6 +452,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     Bound::Upper => s <= alpha,
                 };
                 if cut {
+                    self.stats.tt_cutoffs += 1;
                     return s;
                 }
             }
@@ -390,6 +472,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         {
             let stand = self.shared.eval.evaluate(pos);
             if stand - params.futility_margin * depth >= beta {
+                self.stats.futility_prunes += 1;
                 return stand;
             }
         }
@@ -452,6 +535,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && i >= params.late_move_count * depth as usize
                 && best > -MATE_BOUND
             {
+                self.stats.late_move_prunes += 1;
                 continue;
             }
             let child = pos.make(&m);
@@ -489,6 +573,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                         r -= 1;
                     }
                     r = r.min(new_depth - 1).max(0);
+                    self.stats.reduced += (r > 0) as u64;
                 }
                 score = -self.search_node(
                     &child,
@@ -501,6 +586,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     None,
                 );
                 if score > alpha && r > 0 {
+                    self.stats.reduced_researches += 1;
                     score = -self.search_node(
                         &child,
                         child_clocks,
@@ -513,6 +599,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     );
                 }
                 if score > alpha && score < beta && pv_node {
+                    self.stats.pv_researches += 1;
                     score = -self.search_node(
                         &child,
                         child_clocks,
@@ -555,6 +642,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                                 }
                             }
                         }
+                        self.stats.cutoffs += 1;
+                        self.stats.first_move_cutoffs += (i == 0) as u64;
                         break;
                     }
                 }

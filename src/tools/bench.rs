@@ -6,7 +6,7 @@ use std::time::Instant;
 use crate::core::game::Game;
 use crate::core::variant::International;
 use crate::engine::time::Limits;
-use crate::engine::{Engine, Mode, Options, SearchHandle};
+use crate::engine::{Engine, Mode, Options, SearchHandle, SearchStats};
 
 /// The bench positions (international draughts): openings, middle games, and endgames with kings.
 pub const POSITIONS: &[&str] = &[
@@ -63,6 +63,8 @@ pub struct BenchResult {
     pub nodes: u64,
     /// Seconds taken.
     pub seconds: f64,
+    /// The search counters of each iteration (index 0: depth 1), summed over the positions.
+    pub iterations: Vec<SearchStats>,
 }
 
 impl BenchResult {
@@ -81,6 +83,7 @@ impl BenchResult {
 pub fn run(depth: u32, options: &Options) -> BenchResult {
     let mut per_position = Vec::with_capacity(POSITIONS.len());
     let mut seconds = 0.0;
+    let mut iterations: Vec<SearchStats> = Vec::new();
     for fen in POSITIONS {
         let game: Game<International> = Game::from_fen(fen).expect("bench positions are valid");
         let mut engine = Engine::new(Options {
@@ -89,12 +92,20 @@ pub fn run(depth: u32, options: &Options) -> BenchResult {
             ..options.clone()
         });
         let start = Instant::now();
+        let mut before = SearchStats::default();
         let out = engine.search(
             &game,
             &Limits::depth(depth),
             Mode::Analyze,
             &SearchHandle::new(),
-            &mut |_| {},
+            &mut |info| {
+                let d = info.depth as usize;
+                if iterations.len() < d {
+                    iterations.resize(d, SearchStats::default());
+                }
+                iterations[d - 1] += info.stats - before;
+                before = info.stats;
+            },
         );
         seconds += start.elapsed().as_secs_f64();
         per_position.push(out.nodes);
@@ -103,7 +114,51 @@ pub fn run(depth: u32, options: &Options) -> BenchResult {
         nodes: per_position.iter().sum(),
         per_position,
         seconds,
+        iterations,
     }
+}
+
+/// The table of `damast bench --stats`: for each iteration, its nodes, the effective branching
+/// factor (its nodes over the previous iteration's), the share of nodes at depth 0 or below, the
+/// table's hit and cutoff rates, how often the first move caused a beta cutoff, and how often a
+/// reduced search had to be searched again.
+pub fn stats_table(iterations: &[SearchStats]) -> String {
+    use std::fmt::Write as _;
+    let pct = |a: u64, b: u64| {
+        if b == 0 {
+            0.0
+        } else {
+            100.0 * a as f64 / b as f64
+        }
+    };
+    let mut t = String::from(
+        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  lmp\n",
+    );
+    let mut prev = 0u64;
+    for (i, s) in iterations.iter().enumerate() {
+        let ebf = if prev > 0 {
+            format!("{:.2}", s.nodes as f64 / prev as f64)
+        } else {
+            "-".to_string()
+        };
+        let _ = writeln!(
+            t,
+            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>4}",
+            i + 1,
+            s.nodes,
+            ebf,
+            pct(s.qnodes, s.nodes),
+            pct(s.tt_hits, s.tt_probes),
+            pct(s.tt_cutoffs, s.tt_probes),
+            pct(s.first_move_cutoffs, s.cutoffs),
+            s.reduced,
+            pct(s.reduced_researches, s.reduced),
+            s.futility_prunes,
+            s.late_move_prunes,
+        );
+        prev = s.nodes;
+    }
+    t
 }
 
 #[cfg(test)]
@@ -122,6 +177,22 @@ mod tests {
             }
         }
         assert!(kings >= 6);
+    }
+
+    #[test]
+    fn iteration_counters_add_up_to_the_nodes() {
+        let r = run(5, &Options::default());
+        assert_eq!(r.iterations.len(), 5);
+        let counted: u64 = r.iterations.iter().map(|s| s.nodes).sum();
+        assert_eq!(counted, r.nodes, "every node belongs to one iteration");
+        for s in &r.iterations {
+            assert!(s.qnodes <= s.nodes && s.tt_hits <= s.tt_probes);
+            assert!(s.first_move_cutoffs <= s.cutoffs);
+            assert!(s.reduced_researches <= s.reduced);
+        }
+        // deeper iterations cost more, and the table has a row per iteration
+        assert!(r.iterations[4].nodes > r.iterations[0].nodes);
+        assert_eq!(stats_table(&r.iterations).lines().count(), 6);
     }
 
     #[test]
