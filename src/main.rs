@@ -24,7 +24,8 @@ enum Command {
     /// Count the leaf positions of the move tree, one line per depth.
     Perft {
         /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama).
+        /// checkers), italian, spanish, pool, czech, platform (dama),
+        /// filipino.
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Start position as a PDN FEN (default: the variant's initial position).
@@ -43,7 +44,8 @@ enum Command {
     /// Analyse a position (one line per iteration, then `bestmove=`), or a whole PDN game.
     Analyze {
         /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama).
+        /// checkers), italian, spanish, pool, czech, platform (dama),
+        /// filipino.
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// The position as a PDN FEN (default: the variant's initial position).
@@ -97,7 +99,8 @@ enum Command {
     /// Play self-play games for training into a binary game file (resumes an existing file).
     Selfplay {
         /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama).
+        /// checkers), italian, spanish, pool, czech, platform (dama),
+        /// filipino.
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Games the file should hold when done.
@@ -125,7 +128,8 @@ enum Command {
     /// Train a pattern net on self-play game files (`damast selfplay`) and write it.
     Train {
         /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama).
+        /// checkers), italian, spanish, pool, czech, platform (dama),
+        /// filipino.
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Game files to train on.
@@ -159,7 +163,8 @@ enum Command {
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
         /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama).
+        /// checkers), italian, spanish, pool, czech, platform (dama),
+        /// filipino.
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// The position as a PDN FEN (default: the variant's initial position).
@@ -200,7 +205,8 @@ enum TuneCommand {
     /// Play self-play games at a fixed node count; write each quiet position as `FEN;result`.
     Generate {
         /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama).
+        /// checkers), italian, spanish, pool, czech, platform (dama),
+        /// filipino.
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// Number of games.
@@ -225,7 +231,8 @@ enum TuneCommand {
     /// Fit the weights to a file of `FEN;result` lines; prints the tuned weights.
     Fit {
         /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama).
+        /// checkers), italian, spanish, pool, czech, platform (dama),
+        /// filipino.
         #[arg(long, default_value = "international")]
         variant: VariantKind,
         /// The training file.

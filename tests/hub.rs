@@ -304,7 +304,7 @@ fn handshake() {
             "eval-file"
         ]
     );
-    assert!(lines[1].contains("values=\"normal international brazilian russian english italian spanish pool czech platform\""));
+    assert!(lines[1].contains("values=\"normal international brazilian russian english italian spanish pool czech platform filipino\""));
     h.send("init");
     let (extra, _) = h.until("ready", SHORT);
     assert!(extra.is_empty(), "{extra:?}");

@@ -9,8 +9,9 @@
 //! square, free choice), italian (a1 light, men never take kings, the four Italian priorities),
 //! spanish (a1 light, most pieces then most kings), pool (russian without the crowning
 //! mid-capture), czech (a king must capture when one can) and platform dama (10x10, most pieces
-//! then most kings, each captured piece removed as it is jumped). Platform dama has no
-//! published perft, so this comparison is its main check.
+//! then most kings, each captured piece removed as it is jumped) and filipino (brazilian's rules
+//! under its own name). Platform dama and filipino have no published perft, so this comparison is
+//! their main check.
 //!
 //! Both generators are run on positions reached by random play from the start position and on
 //! random placements of men and kings; their move sets, as sorted sets of
@@ -24,7 +25,7 @@ use std::fmt::Write as _;
 
 use damast::core::{fen, movegen, Color, Piece, Position, Square, Variant};
 use damast::core::{
-    Brazilian, Czech, English, International, Italian, Platform, Pool, Russian, Spanish,
+    Brazilian, Czech, English, Filipino, International, Italian, Platform, Pool, Russian, Spanish,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -902,6 +903,11 @@ fn pool_matches_reference() {
 #[test]
 fn czech_matches_reference() {
     run::<Czech>("czech", CZECH, 8);
+}
+
+#[test]
+fn filipino_matches_reference() {
+    run::<Filipino>("filipino", BRAZILIAN, 10);
 }
 
 #[test]

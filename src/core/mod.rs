@@ -18,6 +18,6 @@ pub use moves::{Move, MoveList};
 pub use position::{Piece, Position};
 pub use square::Square;
 pub use variant::{
-    Brazilian, Color, Czech, English, International, Italian, Platform, Pool, Russian, Spanish,
-    Variant, VariantKind,
+    Brazilian, Color, Czech, English, Filipino, International, Italian, Platform, Pool, Russian,
+    Spanish, Variant, VariantKind,
 };

@@ -103,11 +103,13 @@ pub enum VariantKind {
     /// Platform dama: international rules but black first, most pieces then most kings, and
     /// captured pieces removed at once.
     Platform,
+    /// Filipino dama: as brazilian (the one published engine rule set), under its own name.
+    Filipino,
 }
 
 impl VariantKind {
     /// Every supported variant.
-    pub const ALL: [VariantKind; 9] = [
+    pub const ALL: [VariantKind; 10] = [
         VariantKind::International,
         VariantKind::Brazilian,
         VariantKind::Russian,
@@ -117,6 +119,7 @@ impl VariantKind {
         VariantKind::Pool,
         VariantKind::Czech,
         VariantKind::Platform,
+        VariantKind::Filipino,
     ];
 
     /// The canonical lower-case name.
@@ -131,6 +134,7 @@ impl VariantKind {
             VariantKind::Pool => "pool",
             VariantKind::Czech => "czech",
             VariantKind::Platform => "platform",
+            VariantKind::Filipino => "filipino",
         }
     }
 
@@ -147,6 +151,7 @@ impl VariantKind {
             VariantKind::Czech => 29,
             // no number is assigned to it: one outside the PDN standard's list
             VariantKind::Platform => 50,
+            VariantKind::Filipino => 51,
         }
     }
 
@@ -168,7 +173,7 @@ impl fmt::Display for VariantKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "unknown variant '{0}' (expected one of: international, normal, standard, brazilian, russian, \
-     english, american, checkers, italian, spanish, pool, czech, platform)"
+     english, american, checkers, italian, spanish, pool, czech, platform, filipino)"
 )]
 pub struct UnknownVariant(pub String);
 
@@ -186,7 +191,8 @@ impl FromStr for VariantKind {
             "spanish" => Ok(VariantKind::Spanish),
             "pool" | "american-pool" | "americanpool" => Ok(VariantKind::Pool),
             "czech" => Ok(VariantKind::Czech),
-            "platform" | "platform-dama" | "dama" => Ok(VariantKind::Platform),
+            "platform" | "platform-dama" => Ok(VariantKind::Platform),
+            "filipino" | "dama-filipino" => Ok(VariantKind::Filipino),
             _ => Err(UnknownVariant(s.to_string())),
         }
     }
@@ -233,6 +239,10 @@ macro_rules! with_variant {
             }
             $crate::core::variant::VariantKind::Platform => {
                 type $v = $crate::core::variant::Platform;
+                $body
+            }
+            $crate::core::variant::VariantKind::Filipino => {
+                type $v = $crate::core::variant::Filipino;
                 $body
             }
         }
@@ -431,6 +441,21 @@ macro_rules! variant_8x8 {
             $(const $c: $t = $v;)*
         }
     };
+}
+
+variant_8x8! {
+    /// Filipino dama: the rules vary by region; this is the one published engine rule set,
+    /// which is brazilian's (white first, men capture backward, flying kings, most pieces, a man
+    /// passing the far row mid-capture stays a man).
+    Filipino {
+        MEN_CAPTURE_BACKWARD: bool = true;
+        FLYING_KINGS: bool = true;
+        CAPTURE_RULE: CaptureRule = CaptureRule::Majority;
+        PROMOTE_MID_CAPTURE: bool = false;
+        FIRST: Color = Color::White;
+        DRAW_RULES: DrawRules = DrawRules::Fmjd64;
+        ALGEBRAIC: bool = true;
+    }
 }
 
 variant_8x8! {

@@ -371,7 +371,7 @@ impl Settings {
     fn param_lines(&self) -> Vec<String> {
         vec![
             format!(
-                "param name=variant value={} type=enum values=\"normal international brazilian russian english italian spanish pool czech platform\"",
+                "param name=variant value={} type=enum values=\"normal international brazilian russian english italian spanish pool czech platform filipino\"",
                 variant_value(self.variant)
             ),
             format!("param name=threads value={} type=int min=1 max=64", self.threads),

@@ -561,7 +561,8 @@ pub struct MatchOptions {
     #[arg(long, num_args = 0..=1, default_missing_value = "1", value_name = "SEED")]
     pub shuffle: Option<u64>,
     /// Variant: international (alias normal, standard), brazilian, russian, english (alias
-    /// american, checkers), italian, spanish, pool, czech, platform (dama).
+    /// american, checkers), italian, spanish, pool, czech, platform (dama),
+    /// filipino.
     #[arg(long, default_value = "international")]
     pub variant: VariantKind,
     /// Draw when both engines' scores stay within SCORE men for COUNT moves each, from move

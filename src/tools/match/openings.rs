@@ -149,6 +149,8 @@ pub fn default_text(kind: VariantKind) -> &'static str {
         VariantKind::Pool => include_str!("../../../book/openings/pool.fen"),
         VariantKind::Czech => include_str!("../../../book/openings/czech.fen"),
         VariantKind::Platform => include_str!("../../../book/openings/platform.fen"),
+        // the same rules as brazilian, so the same level openings
+        VariantKind::Filipino => include_str!("../../../book/openings/brazilian.fen"),
     }
 }
 

@@ -94,6 +94,7 @@ fn init_params(
                 VariantKind::Pool => &["pool"],
                 VariantKind::Czech => &["czech"],
                 VariantKind::Platform => &["platform"],
+                VariantKind::Filipino => &["filipino"],
             };
             let value = if p.values.is_empty() {
                 Some(names[0].to_string())
