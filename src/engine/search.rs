@@ -138,70 +138,58 @@ fn reductions(divisor: i32) -> Box<[[u8; 64]; 64]> {
     t
 }
 
-/// Where a search's nodes go: counters kept by every worker (plain additions, so always on).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SearchStats {
-    /// Nodes entered.
-    pub nodes: u64,
-    /// Nodes entered at depth 0 or below (the capture extension that acts as quiescence).
-    pub qnodes: u64,
-    /// Transposition-table probes, and how many found the position.
-    pub tt_probes: u64,
-    /// Probes that found the position.
-    pub tt_hits: u64,
-    /// Probes whose entry ended the node at once.
-    pub tt_cutoffs: u64,
-    /// Nodes ended by a beta cutoff after searching moves.
-    pub cutoffs: u64,
-    /// Of those, the ones where the first move tried caused it.
-    pub first_move_cutoffs: u64,
-    /// Reduced (late-move) searches.
-    pub reduced: u64,
-    /// Reduced searches that failed high and were searched again at full depth.
-    pub reduced_researches: u64,
-    /// Null-window searches at PV nodes searched again with the full window.
-    pub pv_researches: u64,
-    /// Nodes ended by reverse futility pruning.
-    pub futility_prunes: u64,
-    /// Quiet moves skipped by late-move pruning.
-    pub late_move_prunes: u64,
-}
-
-impl std::ops::AddAssign for SearchStats {
-    fn add_assign(&mut self, o: SearchStats) {
-        self.nodes += o.nodes;
-        self.qnodes += o.qnodes;
-        self.tt_probes += o.tt_probes;
-        self.tt_hits += o.tt_hits;
-        self.tt_cutoffs += o.tt_cutoffs;
-        self.cutoffs += o.cutoffs;
-        self.first_move_cutoffs += o.first_move_cutoffs;
-        self.reduced += o.reduced;
-        self.reduced_researches += o.reduced_researches;
-        self.pv_researches += o.pv_researches;
-        self.futility_prunes += o.futility_prunes;
-        self.late_move_prunes += o.late_move_prunes;
-    }
-}
-
-impl std::ops::Sub for SearchStats {
-    type Output = SearchStats;
-    fn sub(self, o: SearchStats) -> SearchStats {
-        SearchStats {
-            nodes: self.nodes - o.nodes,
-            qnodes: self.qnodes - o.qnodes,
-            tt_probes: self.tt_probes - o.tt_probes,
-            tt_hits: self.tt_hits - o.tt_hits,
-            tt_cutoffs: self.tt_cutoffs - o.tt_cutoffs,
-            cutoffs: self.cutoffs - o.cutoffs,
-            first_move_cutoffs: self.first_move_cutoffs - o.first_move_cutoffs,
-            reduced: self.reduced - o.reduced,
-            reduced_researches: self.reduced_researches - o.reduced_researches,
-            pv_researches: self.pv_researches - o.pv_researches,
-            futility_prunes: self.futility_prunes - o.futility_prunes,
-            late_move_prunes: self.late_move_prunes - o.late_move_prunes,
+/// Declares [`SearchStats`] with its counters once, and their sum and difference field by field.
+macro_rules! search_stats {
+    ($($(#[$doc:meta])* $field:ident,)*) => {
+        /// Where a search's nodes go: counters kept by every worker (plain additions, so always
+        /// on).
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct SearchStats {
+            $($(#[$doc])* pub $field: u64,)*
         }
-    }
+
+        impl std::ops::AddAssign for SearchStats {
+            fn add_assign(&mut self, o: SearchStats) {
+                $(self.$field += o.$field;)*
+            }
+        }
+
+        impl std::ops::Sub for SearchStats {
+            type Output = SearchStats;
+            fn sub(self, o: SearchStats) -> SearchStats {
+                SearchStats {
+                    $($field: self.$field - o.$field,)*
+                }
+            }
+        }
+    };
+}
+
+search_stats! {
+    /// Nodes entered.
+    nodes,
+    /// Nodes entered at depth 0 or below (the capture extension that acts as quiescence).
+    qnodes,
+    /// Transposition-table probes.
+    tt_probes,
+    /// Probes that found the position.
+    tt_hits,
+    /// Probes whose entry ended the node at once.
+    tt_cutoffs,
+    /// Nodes ended by a beta cutoff after searching moves.
+    cutoffs,
+    /// Of those, the ones where the first move tried caused it.
+    first_move_cutoffs,
+    /// Reduced (late-move) searches.
+    reduced,
+    /// Reduced searches that failed high and were searched again at full depth.
+    reduced_researches,
+    /// Null-window searches at PV nodes searched again with the full window.
+    pv_researches,
+    /// Nodes ended by reverse futility pruning.
+    futility_prunes,
+    /// Quiet moves skipped by late-move pruning.
+    late_move_prunes,
 }
 
 /// One search thread's private state.
