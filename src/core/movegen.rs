@@ -172,15 +172,10 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
     #[inline(always)]
     pub(crate) fn new(pos: &Position<V>, sink: &'a mut S) -> Self {
         let them = pos.side().opponent();
-        let opp = pos.pieces(them).0;
         CaptureSearch {
             from: 0,
-            opp,
-            man_prey: if V::MEN_CAPTURE_KINGS {
-                opp
-            } else {
-                pos.men(them).0
-            },
+            opp: pos.pieces(them).0,
+            man_prey: man_prey(pos),
             opp_kings: pos.kings(them).0,
             order: 0,
             empty: pos.empty().0,
@@ -430,17 +425,23 @@ fn search_captures_of<V: Variant, S: CaptureSink<V>>(
     }
 }
 
+/// The opponent's pieces that a man of the side to move may take (not kings in italian).
+#[inline(always)]
+fn man_prey<V: Variant>(pos: &Position<V>) -> u64 {
+    let them = pos.side().opponent();
+    if V::MEN_CAPTURE_KINGS {
+        pos.pieces(them).0
+    } else {
+        pos.men(them).0
+    }
+}
+
 /// The men of the side to move that have a capture.
 #[inline(always)]
 fn capturing_men<V: Variant>(pos: &Position<V>) -> u64 {
     let us = pos.side();
     let men = pos.men(us).0;
-    let them = us.opponent();
-    let opp = if V::MEN_CAPTURE_KINGS {
-        pos.pieces(them).0
-    } else {
-        pos.men(them).0
-    };
+    let opp = man_prey(pos);
     let empty = pos.empty().0;
     let mut can = 0;
     let dirs: &[usize] = if V::MEN_CAPTURE_BACKWARD {

@@ -62,10 +62,9 @@ pub fn parts<V: Variant>(m: &Move<V>) -> (Square, Square, Vec<Square>) {
     (m.from(), m.to(), m.captured_squares().collect())
 }
 
-/// Collects every complete capture path with its landing squares.
+/// Collects every complete capture path with its landing squares and its rank.
 struct PathSink {
-    paths: Vec<(u32, u32, u64, MoveFlags, Vec<u8>)>,
-    ranks: Vec<u64>,
+    paths: Vec<(u32, u32, u64, MoveFlags, Vec<u8>, u64)>,
 }
 
 impl<V: Variant> CaptureSink<V> for PathSink {
@@ -79,8 +78,8 @@ impl<V: Variant> CaptureSink<V> for PathSink {
         rank: u64,
         path: &[u8],
     ) {
-        self.paths.push((from, to, captured, flags, path.to_vec()));
-        self.ranks.push(rank);
+        self.paths
+            .push((from, to, captured, flags, path.to_vec(), rank));
     }
 }
 
@@ -89,17 +88,13 @@ pub fn capture_paths<V: Variant>(pos: &Position<V>) -> Vec<(Move<V>, Vec<Square>
     if !movegen::has_capture(pos) {
         return Vec::new();
     }
-    let mut sink = PathSink {
-        paths: Vec::new(),
-        ranks: Vec::new(),
-    };
+    let mut sink = PathSink { paths: Vec::new() };
     search_captures::<V, _>(pos, &mut sink);
-    let best = sink.ranks.iter().copied().max().unwrap_or(0);
+    let best = sink.paths.iter().map(|p| p.5).max().unwrap_or(0);
     sink.paths
         .into_iter()
-        .zip(sink.ranks)
-        .filter(|(_, rank)| *rank == best)
-        .map(|((from, to, cap, flags, landings), _)| {
+        .filter(|p| p.5 == best)
+        .map(|(from, to, cap, flags, landings, _)| {
             let mut sq = vec![V::square(from)];
             sq.extend(landings.iter().map(|&b| V::square(b as u32)));
             debug_assert_eq!(*sq.last().unwrap(), V::square(to));

@@ -154,13 +154,6 @@ impl VariantKind {
             VariantKind::Filipino => 51,
         }
     }
-
-    /// The variant of a PDN GameType number (its first field), if the engine plays it.
-    pub fn from_game_type(number: u32) -> Option<VariantKind> {
-        VariantKind::ALL
-            .into_iter()
-            .find(|k| k.game_type() == number)
-    }
 }
 
 impl fmt::Display for VariantKind {
@@ -277,7 +270,7 @@ pub trait Variant:
     /// The side that moves first.
     const FIRST: Color;
     /// PDN GameType number.
-    const GAME_TYPE: u32;
+    const GAME_TYPE: u32 = Self::KIND.game_type();
     /// The draw rules.
     const DRAW_RULES: DrawRules;
     /// Whether squares may also be written algebraically (a1..h8) in FEN and moves.
@@ -360,7 +353,6 @@ impl Variant for International {
     const CAPTURE_RULE: CaptureRule = CaptureRule::Majority;
     const PROMOTE_MID_CAPTURE: bool = false;
     const FIRST: Color = Color::White;
-    const GAME_TYPE: u32 = 20;
     const DRAW_RULES: DrawRules = DrawRules::Fmjd100;
     const ALGEBRAIC: bool = false;
 }
@@ -379,7 +371,6 @@ impl Variant for Brazilian {
     const CAPTURE_RULE: CaptureRule = CaptureRule::Majority;
     const PROMOTE_MID_CAPTURE: bool = false;
     const FIRST: Color = Color::White;
-    const GAME_TYPE: u32 = 26;
     const DRAW_RULES: DrawRules = DrawRules::Fmjd64;
     const ALGEBRAIC: bool = true;
 }
@@ -398,7 +389,6 @@ impl Variant for Russian {
     const CAPTURE_RULE: CaptureRule = CaptureRule::Free;
     const PROMOTE_MID_CAPTURE: bool = true;
     const FIRST: Color = Color::White;
-    const GAME_TYPE: u32 = 25;
     const DRAW_RULES: DrawRules = DrawRules::Fmjd64;
     const ALGEBRAIC: bool = true;
 }
@@ -419,7 +409,6 @@ impl Variant for Platform {
     const CAPTURE_RULE: CaptureRule = CaptureRule::MajorityThenKings;
     const PROMOTE_MID_CAPTURE: bool = false;
     const FIRST: Color = Color::Black;
-    const GAME_TYPE: u32 = VariantKind::Platform.game_type();
     const DRAW_RULES: DrawRules = DrawRules::Platform;
     const ALGEBRAIC: bool = false;
     const IMMEDIATE_REMOVAL: bool = true;
@@ -437,7 +426,6 @@ macro_rules! variant_8x8 {
             const HALF: u32 = 4;
             const ROWS: u32 = 8;
             const START_ROWS: u32 = 3;
-            const GAME_TYPE: u32 = VariantKind::$name.game_type();
             $(const $c: $t = $v;)*
         }
     };

@@ -320,6 +320,14 @@ enum Change {
     Eval,
 }
 
+/// The values declared for the `variant` parameter: "normal" (what Hub clients send for
+/// international draughts), then every variant's name.
+fn variant_values() -> String {
+    let mut names = vec!["normal"];
+    names.extend(VariantKind::ALL.iter().map(|v| v.name()));
+    names.join(" ")
+}
+
 fn variant_value(v: VariantKind) -> &'static str {
     match v {
         VariantKind::International => "normal",
@@ -371,11 +379,18 @@ impl Settings {
     fn param_lines(&self) -> Vec<String> {
         vec![
             format!(
-                "param name=variant value={} type=enum values=\"normal international brazilian russian english italian spanish pool czech platform filipino\"",
-                variant_value(self.variant)
+                "param name=variant value={} type=enum values=\"{}\"",
+                variant_value(self.variant),
+                variant_values()
             ),
-            format!("param name=threads value={} type=int min=1 max=64", self.threads),
-            format!("param name=tt-size value={} type=int min=1 max=4096", self.tt_mib),
+            format!(
+                "param name=threads value={} type=int min=1 max=64",
+                self.threads
+            ),
+            format!(
+                "param name=tt-size value={} type=int min=1 max=4096",
+                self.tt_mib
+            ),
             format!("param name=ponder value={} type=bool", self.ponder),
             format!(
                 "param name=level value={} type=enum values=\"easy normal expert\"",
