@@ -23,10 +23,7 @@ struct Cli {
 enum Command {
     /// Count the leaf positions of the move tree, one line per depth.
     Perft {
-        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama),
-        /// filipino.
-        #[arg(long, default_value = "international")]
+        #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,
         /// Start position as a PDN FEN (default: the variant's initial position).
         #[arg(long)]
@@ -43,10 +40,7 @@ enum Command {
     },
     /// Analyse a position (one line per iteration, then `bestmove=`), or a whole PDN game.
     Analyze {
-        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama),
-        /// filipino.
-        #[arg(long, default_value = "international")]
+        #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,
         /// The position as a PDN FEN (default: the variant's initial position).
         #[arg(long)]
@@ -74,6 +68,10 @@ enum Command {
         tt_size: usize,
         #[command(flatten)]
         eval: EvalArgs,
+        #[command(flatten)]
+        book: BookArgs,
+        #[command(flatten)]
+        egdb: EgdbArgs,
     },
     /// Search the built-in bench positions with one thread; prints `nodes=TOTAL nps=...` last.
     Bench {
@@ -98,10 +96,7 @@ enum Command {
     Tune(TuneCommand),
     /// Play self-play games for training into a binary game file (resumes an existing file).
     Selfplay {
-        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama),
-        /// filipino.
-        #[arg(long, default_value = "international")]
+        #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,
         /// Games the file should hold when done.
         #[arg(long, default_value_t = 1000)]
@@ -127,10 +122,7 @@ enum Command {
     },
     /// Train a pattern net on self-play game files (`damast selfplay`) and write it.
     Train {
-        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama),
-        /// filipino.
-        #[arg(long, default_value = "international")]
+        #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,
         /// Game files to train on.
         #[arg(long, required = true, num_args = 1..)]
@@ -160,16 +152,205 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Build, show and measure the opening book.
+    #[command(subcommand)]
+    Book(BookCommand),
+    /// Build, probe and verify endgame databases.
+    #[command(subcommand)]
+    Egdb(EgdbCommand),
     /// Print every legal move of a position, one per line: `<hub form> <pdn form>`.
     Moves {
-        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama),
-        /// filipino.
-        #[arg(long, default_value = "international")]
+        #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,
         /// The position as a PDN FEN (default: the variant's initial position).
         #[arg(long)]
         fen: Option<String>,
+    },
+}
+
+/// The help text of every `--variant` option.
+fn variant_help() -> String {
+    format!("Variant: {}", VariantKind::names_text())
+}
+
+/// The opening book to play with.
+#[derive(clap::Args, Clone, Debug)]
+struct BookArgs {
+    /// Play without the opening book.
+    #[arg(long)]
+    no_book: bool,
+    /// An opening book file to use instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    book_file: Option<std::path::PathBuf>,
+    /// Use the book only in positions fewer than this many plies from the start.
+    #[arg(long, default_value_t = damast::engine::book::BookOptions::MAX_PLY)]
+    book_ply: u32,
+    /// Play book moves within this many hundredths of a man of the best.
+    #[arg(long, default_value_t = damast::engine::book::BookOptions::MARGIN)]
+    book_margin: i32,
+}
+
+impl BookArgs {
+    /// `base` with this book; a bad book file is an error.
+    fn apply(&self, base: Options) -> Result<Options, String> {
+        use damast::engine::book::{Book, BookOptions};
+        let file = match &self.book_file {
+            Some(p) => Some(std::sync::Arc::new(
+                Book::load_any(p).map_err(|e| format!("{}: {e}", p.display()))?,
+            )),
+            None => None,
+        };
+        Ok(Options {
+            book: BookOptions {
+                enabled: !self.no_book,
+                max_ply: self.book_ply,
+                margin: self.book_margin.max(0),
+                file,
+            },
+            ..base
+        })
+    }
+}
+
+/// The endgame database to search with.
+#[derive(clap::Args, Clone, Debug)]
+struct EgdbArgs {
+    /// A directory of endgame database slices (`damast egdb build`) for the search to use.
+    #[arg(long, value_name = "DIR")]
+    egdb_dir: Option<std::path::PathBuf>,
+    /// Use the database for positions of at most this many pieces (default: every slice).
+    #[arg(long, requires = "egdb_dir")]
+    egdb_pieces: Option<u32>,
+}
+
+impl EgdbArgs {
+    /// `base` with this database for variant `kind`; a missing directory is an error.
+    fn apply(&self, base: Options, kind: VariantKind) -> Result<Options, String> {
+        let egdb = match &self.egdb_dir {
+            Some(d) if !d.is_dir() => return Err(format!("{}: no such directory", d.display())),
+            Some(d) => Some(std::sync::Arc::new(damast::engine::egdb::Egdb::open(
+                d,
+                kind,
+                self.egdb_pieces,
+            ))),
+            None => None,
+        };
+        Ok(Options { egdb, ..base })
+    }
+}
+
+/// The steps of `damast egdb`.
+#[derive(Subcommand)]
+enum EgdbCommand {
+    /// Solve every slice of up to N pieces (resumes: slices already there are kept).
+    Build {
+        #[arg(long, default_value = "international", help = variant_help())]
+        variant: VariantKind,
+        /// Most pieces.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(2..=6))]
+        pieces: u32,
+        /// The database directory.
+        #[arg(long, default_value = "egdb")]
+        dir: std::path::PathBuf,
+        /// Build only this slice (four digits: men and kings of the side to move, then of the
+        /// opponent); the slices it leads to must be there.
+        #[arg(long)]
+        only: Option<damast::engine::egdb::Signature>,
+        /// Threads (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Print `wdl=win|draw|loss` for the side to move of a position.
+    Probe {
+        #[arg(long, default_value = "international", help = variant_help())]
+        variant: VariantKind,
+        /// The database directory.
+        #[arg(long, default_value = "egdb")]
+        dir: std::path::PathBuf,
+        /// The position as a PDN FEN.
+        #[arg(long)]
+        fen: String,
+    },
+    /// Check every stored value of every slice against the values of its successors.
+    Verify {
+        #[arg(long, default_value = "international", help = variant_help())]
+        variant: VariantKind,
+        /// The database directory.
+        #[arg(long, default_value = "egdb")]
+        dir: std::path::PathBuf,
+    },
+}
+
+/// The steps of `damast book`.
+#[derive(Subcommand)]
+enum BookCommand {
+    /// Grow a book from the start position by drop-out expansion (resumes the file it writes).
+    Build {
+        #[arg(long, default_value = "international", help = variant_help())]
+        variant: VariantKind,
+        /// The book file to write or go on with (default: book/<variant>.book).
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Nodes searched per move.
+        #[arg(long, default_value_t = 20_000)]
+        nodes: u64,
+        /// Positions this many plies from the start are not expanded.
+        #[arg(long, default_value_t = 30)]
+        max_ply: u32,
+        /// Positions to reach (the last round may pass it by a few).
+        #[arg(long, default_value_t = 10_000)]
+        size: usize,
+        /// Moves worse than the best by more than this many hundredths of a man are not followed.
+        #[arg(long, default_value_t = 40)]
+        margin: i32,
+        /// A move this many hundredths worse than the best costs as much as a ply more.
+        #[arg(long, default_value_t = 10)]
+        dropout: i32,
+        /// Threads (positions searched at once; default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        #[command(flatten)]
+        eval: EvalArgs,
+    },
+    /// Print the book moves of a position with their scores, best first.
+    Show {
+        #[arg(long, default_value = "international", help = variant_help())]
+        variant: VariantKind,
+        /// The book file (default: the built-in book).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        /// The position as a PDN FEN (default: the variant's initial position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Moves played from that position, separated by blanks (any notation).
+        #[arg(long)]
+        moves: Option<String>,
+    },
+    /// Print the book's size, depth and positions per ply.
+    Stats {
+        #[arg(long, default_value = "international", help = variant_help())]
+        variant: VariantKind,
+        /// The book file (default: the built-in book).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+    },
+    /// Re-search a sample of book positions deeper and report how far the book's candidate
+    /// moves fall short of the best.
+    Check {
+        #[arg(long, default_value = "international", help = variant_help())]
+        variant: VariantKind,
+        /// The book file (default: the built-in book).
+        #[arg(long)]
+        book: Option<std::path::PathBuf>,
+        /// Positions to re-search.
+        #[arg(long, default_value_t = 100)]
+        sample: usize,
+        /// Nodes per move of the deeper search.
+        #[arg(long, default_value_t = 200_000)]
+        nodes: u64,
+        /// The play margin whose candidates are checked (hundredths of a man).
+        #[arg(long, default_value_t = damast::engine::book::BookOptions::MARGIN)]
+        margin: i32,
     },
 }
 
@@ -204,10 +385,7 @@ impl EvalArgs {
 enum TuneCommand {
     /// Play self-play games at a fixed node count; write each quiet position as `FEN;result`.
     Generate {
-        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama),
-        /// filipino.
-        #[arg(long, default_value = "international")]
+        #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,
         /// Number of games.
         #[arg(long, default_value_t = 1000)]
@@ -230,10 +408,7 @@ enum TuneCommand {
     },
     /// Fit the weights to a file of `FEN;result` lines; prints the tuned weights.
     Fit {
-        /// Variant: international (alias normal, standard), brazilian, russian, english (alias american,
-        /// checkers), italian, spanish, pool, czech, platform (dama),
-        /// filipino.
-        #[arg(long, default_value = "international")]
+        #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,
         /// The training file.
         #[arg(long)]
@@ -312,6 +487,10 @@ struct DxpArgs {
     name: Option<String>,
     #[command(flatten)]
     eval: EvalArgs,
+    #[command(flatten)]
+    book: BookArgs,
+    #[command(flatten)]
+    egdb: EgdbArgs,
 }
 
 fn run_dxp(a: DxpArgs) -> Result<(), damast::protocol::dxp::RunError> {
@@ -342,7 +521,11 @@ fn run_dxp(a: DxpArgs) -> Result<(), damast::protocol::dxp::RunError> {
         engine: Options {
             threads: a.threads.clamp(1, 256),
             tt_mib: a.tt_size.clamp(1, 1 << 16),
-            ..a.eval.apply(defaults.engine)?
+            seed: damast::engine::Options::fresh_seed(),
+            ..a.egdb.apply(
+                a.book.apply(a.eval.apply(defaults.engine)?)?,
+                VariantKind::International,
+            )?
         },
         caps: Caps {
             depth: a.depth,
@@ -544,6 +727,236 @@ fn run_selfplay<V: Variant>(
     Ok(())
 }
 
+fn run_book(cmd: BookCommand) -> Result<(), String> {
+    use damast::tools::book_builder::{self as builder, BuildConfig};
+    match cmd {
+        BookCommand::Build {
+            variant,
+            out,
+            nodes,
+            max_ply,
+            size,
+            margin,
+            dropout,
+            threads,
+            eval,
+        } => {
+            let cfg = BuildConfig {
+                nodes: nodes.max(1),
+                max_ply,
+                size,
+                margin: margin.max(0),
+                dropout: dropout.max(1),
+                threads: threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                    .clamp(1, 256),
+                engine: eval.apply(BuildConfig::default().engine)?,
+            };
+            let out = out.unwrap_or_else(|| {
+                std::path::PathBuf::from(format!("book/{}.book", variant.name()))
+            });
+            with_variant!(variant, V => run_book_build::<V>(&cfg, &out))
+        }
+        BookCommand::Show {
+            variant,
+            book,
+            fen,
+            moves,
+        } => with_variant!(variant, V => {
+            let book = load_book::<V>(&book)?;
+            let start = position::<V>(&fen)?;
+            let mut game = Game::new(start);
+            for m in moves.as_deref().unwrap_or("").split_whitespace() {
+                game.play_text(m).map_err(|e| e.to_string())?;
+            }
+            print!("{}", builder::show_text(&book, game.position()));
+            Ok(())
+        }),
+        BookCommand::Stats { variant, book } => with_variant!(variant, V => {
+            let b = load_book::<V>(&book)?;
+            print!("{}", builder::stats_text(&b.stats()));
+            Ok(())
+        }),
+        BookCommand::Check {
+            variant,
+            book,
+            sample,
+            nodes,
+            margin,
+        } => with_variant!(variant, V => {
+            let b = load_book::<V>(&book)?;
+            let mut engine = Engine::new(BuildConfig::default().engine);
+            let s = builder::check_soundness::<V>(&b, margin, sample, nodes.max(1), &mut engine);
+            println!(
+                "positions={} moves={} within-margin={} worst-gap={} mean-gap={:.1}",
+                s.positions,
+                s.moves,
+                s.within(margin),
+                score_text(s.worst()),
+                s.gaps.iter().sum::<i32>() as f64 / s.gaps.len().max(1) as f64
+            );
+            Ok(())
+        }),
+    }
+}
+
+fn run_egdb(cmd: EgdbCommand) -> Result<(), String> {
+    match cmd {
+        EgdbCommand::Build {
+            variant,
+            pieces,
+            dir,
+            only,
+            threads,
+        } => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads.unwrap_or(0))
+                .build()
+                .map_err(|e| e.to_string())?;
+            pool.install(|| with_variant!(variant, V => run_egdb_build::<V>(&dir, pieces, only)))
+        }
+        EgdbCommand::Probe { variant, dir, fen } => with_variant!(variant, V => {
+            let pos = position::<V>(&Some(fen))?;
+            let db = damast::engine::egdb::Egdb::open(&dir, V::KIND, None);
+            if db.pieces() == 0 {
+                return Err(format!("no {} endgame database in {}", V::KIND.name(), dir.display()));
+            }
+            let wdl = db.probe(&pos).map_err(|e| e.to_string())?;
+            println!("wdl={}", wdl.name());
+            Ok(())
+        }),
+        EgdbCommand::Verify { variant, dir } => with_variant!(variant, V => {
+            use damast::engine::egdb::{slice_file, Egdb, Signature};
+            let db = Egdb::open(&dir, V::KIND, None);
+            if db.pieces() == 0 {
+                return Err(format!("no {} endgame database in {}", V::KIND.name(), dir.display()));
+            }
+            let mut bad = 0;
+            for sig in Signature::up_to(db.pieces()) {
+                if !slice_file(&dir, V::KIND, sig).exists() {
+                    continue;
+                }
+                let (checked, wrong) = damast::tools::egdb_builder::verify_slice::<V>(&db, sig, 5)
+                    .map_err(|e| format!("{sig}: {e}"))?;
+                println!("slice={sig} positions={checked} wrong={}", wrong.len());
+                for (i, stored, expected) in &wrong {
+                    println!("  index={i} stored={stored} successors-say={expected}");
+                }
+                bad += wrong.len();
+            }
+            if bad > 0 {
+                return Err(format!("{bad} stored values disagree with their successors"));
+            }
+            println!("ok");
+            Ok(())
+        }),
+    }
+}
+
+fn run_egdb_build<V: Variant>(
+    dir: &std::path::Path,
+    pieces: u32,
+    only: Option<damast::engine::egdb::Signature>,
+) -> Result<(), String> {
+    use damast::tools::egdb_builder::{build, Event};
+    let mut bar: Option<(indicatif::ProgressBar, Instant)> = None;
+    let reports = build::<V>(dir, pieces, only, &mut |e| match e {
+        Event::Kept(sig) => eprintln!("slice={sig} kept"),
+        Event::Start(sig, size) => {
+            let b = indicatif::ProgressBar::new(size).with_style(
+                indicatif::ProgressStyle::with_template(
+                    "{prefix} {bar:30} {pos}/{len} solved {msg} [{elapsed_precise}]",
+                )
+                .expect("a valid template"),
+            );
+            b.set_prefix(format!("slice {sig}"));
+            bar = Some((b, Instant::now()));
+        }
+        Event::Pass(_, pass, solved) => {
+            if let Some((b, t)) = &bar {
+                b.set_position(solved);
+                let rate = b.length().unwrap_or(0) as f64 * pass as f64
+                    / t.elapsed().as_secs_f64().max(1e-3);
+                b.set_message(format!("pass {pass}, {rate:.0} positions/s"));
+            }
+        }
+        Event::Done(r) => {
+            if let Some((b, _)) = bar.take() {
+                b.finish_and_clear();
+            }
+            println!(
+                "slice={} positions={} wins={} draws={} losses={} passes={} seconds={:.1} bytes={}",
+                r.sig, r.positions, r.wins, r.draws, r.losses, r.passes, r.seconds, r.bytes
+            );
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    println!("built={} dir={}", reports.len(), dir.display());
+    Ok(())
+}
+
+fn score_text(s: i32) -> String {
+    damast::engine::score_in_men(s)
+}
+
+/// The book file given, or the variant's built-in book.
+fn load_book<V: Variant>(
+    path: &Option<std::path::PathBuf>,
+) -> Result<damast::engine::book::Book, String> {
+    match path {
+        Some(p) => {
+            damast::engine::book::Book::load::<V>(p).map_err(|e| format!("{}: {e}", p.display()))
+        }
+        None => damast::engine::book::builtin::<V>()
+            .cloned()
+            .ok_or_else(|| {
+                format!(
+                    "there is no built-in {} book (give --book FILE)",
+                    V::KIND.name()
+                )
+            }),
+    }
+}
+
+fn run_book_build<V: Variant>(
+    cfg: &damast::tools::book_builder::BuildConfig,
+    out: &std::path::Path,
+) -> Result<(), String> {
+    let bar = indicatif::ProgressBar::new(cfg.size as u64).with_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} positions {msg} [{elapsed_precise}, eta {eta}]",
+        )
+        .expect("a valid template"),
+    );
+    let start = Instant::now();
+    let mut first: Option<usize> = None;
+    let mut last_line = 0;
+    let done = damast::tools::book_builder::build::<V>(cfg, out, &mut |p| {
+        let base = *first.get_or_insert(p.positions);
+        let rate = (p.positions - base) as f64 / start.elapsed().as_secs_f64().max(1e-3);
+        bar.set_position(p.positions.min(cfg.size) as u64);
+        let msg = format!("ply {}, {rate:.1} positions/s", p.ply);
+        if bar.is_hidden() && p.positions >= last_line + 256 {
+            // not a terminal: a line now and then
+            last_line = p.positions;
+            eprintln!("positions={} {msg}", p.positions);
+        }
+        bar.set_message(msg);
+    })
+    .map_err(|e| e.to_string())?;
+    bar.finish_and_clear();
+    let bytes = std::fs::metadata(out).map_or(0, |m| m.len());
+    println!(
+        "positions={} expanded={} complete={} seconds={:.1} bytes={bytes} file={}",
+        done.positions,
+        done.expanded,
+        done.complete,
+        start.elapsed().as_secs_f64(),
+        out.display()
+    );
+    Ok(())
+}
+
 fn run_train<V: Variant>(
     cfg: &damast::tools::train::TrainConfig,
     data: &[std::path::PathBuf],
@@ -677,6 +1090,8 @@ fn main() -> ExitCode {
             threads,
             tt_size,
             eval,
+            book,
+            egdb,
         } => limits(depth, time, nodes).and_then(|limits| {
             let a = AnalyzeArgs {
                 fen,
@@ -685,7 +1100,7 @@ fn main() -> ExitCode {
                 limits,
                 threads,
                 tt_size,
-                options: eval.apply(Options::default())?,
+                options: egdb.apply(book.apply(eval.apply(Options::default())?)?, variant)?,
             };
             with_variant!(variant, V => run_analyze::<V>(a))
         }),
@@ -768,6 +1183,8 @@ fn main() -> ExitCode {
                 pool.install(|| with_variant!(variant, V => run_train::<V>(&cfg, &data, &out)))
             })
         }
+        Command::Book(cmd) => run_book(cmd),
+        Command::Egdb(cmd) => run_egdb(cmd),
         Command::Hub => return damast::protocol::hub::run(),
         Command::Match(args) => run_match(*args),
         Command::Dxp(args) => match run_dxp(args) {

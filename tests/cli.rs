@@ -424,3 +424,213 @@ fn selfplay_then_train_then_play_with_the_net() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn book_build_show_stats_check_and_bad_books() {
+    let dir = std::env::temp_dir().join(format!("damast-cli-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = dir.join("b.book");
+    let _ = std::fs::remove_file(&book);
+    let b = book.to_str().unwrap();
+    let built = ok_lines(&[
+        "book",
+        "build",
+        "--nodes",
+        "400",
+        "--size",
+        "25",
+        "--max-ply",
+        "6",
+        "--threads",
+        "2",
+        "--out",
+        b,
+    ]);
+    let last = built.last().unwrap();
+    assert!(
+        last.starts_with("positions=") && last.contains("bytes="),
+        "{last}"
+    );
+    let stats = ok_lines(&["book", "stats", "--book", b]);
+    assert!(stats[0].starts_with("positions="), "{stats:?}");
+    assert_eq!(stats[1], "ply=0 positions=1");
+    let show = ok_lines(&["book", "show", "--book", b, "--moves", "32-28"]);
+    assert!(show[0].starts_with("ply=1 moves="), "{show:?}");
+    assert!(show[1..]
+        .iter()
+        .all(|l| l.contains(" score=") && l.contains(" book=")));
+    let off = ok_lines(&["book", "show", "--book", b, "--moves", "32-28 19-23 28x19"]);
+    assert_eq!(off, vec!["not in book"]);
+    let check = ok_lines(&[
+        "book", "check", "--book", b, "--sample", "3", "--nodes", "2000", "--margin", "10",
+    ]);
+    assert!(check[0].starts_with("positions=3 moves="), "{check:?}");
+    // analyse shows the book's candidates before searching
+    let analysed = ok_lines(&[
+        "analyze",
+        "--book-file",
+        b,
+        "--book-margin",
+        "100",
+        "--depth",
+        "2",
+    ]);
+    assert!(analysed[0].starts_with("book="), "{analysed:?}");
+    assert!(analysed.last().unwrap().starts_with("bestmove="));
+
+    // damaged, foreign and missing books are one clear error each
+    let bytes = std::fs::read(&book).unwrap();
+    let cut = dir.join("cut.book");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let flipped = dir.join("flipped.book");
+    let mut f = bytes.clone();
+    f[40] ^= 0x10;
+    std::fs::write(&flipped, &f).unwrap();
+    let (cut, flipped) = (cut.to_str().unwrap(), flipped.to_str().unwrap());
+    let missing = dir.join("missing.book");
+    let missing = missing.to_str().unwrap();
+    check_errors(&[
+        (&["book", "stats", "--book", cut], &["cut.book", "damaged"]),
+        (&["book", "show", "--book", flipped], &["damaged"]),
+        (
+            &["book", "stats", "--book", missing],
+            &["missing.book", "cannot read"],
+        ),
+        (
+            &["book", "stats", "--variant", "russian", "--book", b],
+            &["gametype 20"],
+        ),
+        (
+            &["analyze", "--book-file", cut, "--depth", "1"],
+            &["damaged"],
+        ),
+        (
+            &[
+                "book", "build", "--nodes", "401", "--size", "30", "--out", b,
+            ],
+            &["--nodes 400"],
+        ),
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn egdb_build_probe_verify_and_damaged_slices() {
+    let dir = std::env::temp_dir().join(format!("damast-cli-egdb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    let built = ok_lines(&[
+        "egdb",
+        "build",
+        "--variant",
+        "english",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+    ]);
+    assert!(
+        built
+            .iter()
+            .any(|l| l.starts_with("slice=0201 ") && l.contains(" wins=")),
+        "{built:?}"
+    );
+    assert!(built.last().unwrap().starts_with("built="), "{built:?}");
+    // resumes: everything is kept
+    let again = ok_lines(&[
+        "egdb",
+        "build",
+        "--variant",
+        "english",
+        "--pieces",
+        "3",
+        "--dir",
+        d,
+    ]);
+    assert_eq!(again, vec![format!("built=0 dir={d}")]);
+    let probe = |fen: &str| {
+        ok_lines(&[
+            "egdb",
+            "probe",
+            "--variant",
+            "english",
+            "--dir",
+            d,
+            "--fen",
+            fen,
+        ])
+    };
+    assert_eq!(probe("W:WK1,K2:BK32"), vec!["wdl=win"]);
+    assert_eq!(probe("B:WK1,K2:BK32"), vec!["wdl=loss"]);
+    assert_eq!(probe("W:WK1:BK32"), vec!["wdl=draw"]);
+    let verified = ok_lines(&["egdb", "verify", "--variant", "english", "--dir", d]);
+    assert_eq!(verified.last().unwrap(), "ok");
+    assert!(verified
+        .iter()
+        .all(|l| l == "ok" || l.ends_with(" wrong=0")));
+    // analyse reports the database's verdict before searching
+    let analysed = ok_lines(&[
+        "analyze",
+        "--variant",
+        "english",
+        "--fen",
+        "W:WK1,K2:BK32",
+        "--depth",
+        "4",
+        "--egdb-dir",
+        d,
+    ]);
+    assert_eq!(analysed[0], "egdb=win", "{analysed:?}");
+    // a damaged slice, too many pieces and no database are one clear error each
+    let slice = dir.join("english-0201.egdb");
+    let mut bytes = std::fs::read(&slice).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 0x40;
+    std::fs::write(&slice, &bytes).unwrap();
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    check_errors(&[
+        (
+            &[
+                "egdb",
+                "probe",
+                "--variant",
+                "english",
+                "--dir",
+                d,
+                "--fen",
+                "W:WK1,K2:BK32",
+            ],
+            &["damaged"],
+        ),
+        (
+            &[
+                "egdb",
+                "probe",
+                "--variant",
+                "english",
+                "--dir",
+                d,
+                "--fen",
+                "W:W21,22:B1,2",
+            ],
+            &["4 pieces", "up to 3"],
+        ),
+        (
+            &[
+                "egdb",
+                "probe",
+                "--dir",
+                empty.to_str().unwrap(),
+                "--fen",
+                "W:WK1:BK5",
+            ],
+            &["no international endgame database"],
+        ),
+        (&["egdb", "build", "--pieces", "9", "--dir", d], &["pieces"]),
+    ]);
+    let o = damast(&["egdb", "verify", "--variant", "english", "--dir", d]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("english-0201.egdb") && stderr(&o).contains("damaged"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -86,9 +86,17 @@ impl Hub {
 
     /// Starts an engine and runs the handshake up to `ready`.
     fn ready() -> Hub {
+        Hub::ready_with(&[])
+    }
+
+    /// Starts an engine, sends `params` after `wait` and runs the handshake up to `ready`.
+    fn ready_with(params: &[&str]) -> Hub {
         let mut h = Hub::start();
         h.send("hub");
         h.until("wait", SHORT);
+        for p in params {
+            h.send(p);
+        }
         h.send("init");
         h.until("ready", SHORT);
         h
@@ -301,10 +309,16 @@ fn handshake() {
             "level",
             "strength",
             "eval",
-            "eval-file"
+            "eval-file",
+            "book",
+            "book-ply",
+            "book-margin",
+            "book-file",
+            "egdb-path",
+            "egdb-pieces"
         ]
     );
-    assert!(lines[1].contains("values=\"normal international brazilian russian english italian spanish pool czech platform filipino\""));
+    assert!(lines[1].contains("values=\"normal international brazilian russian english italian spanish pool czech platform filipino thai\""));
     h.send("init");
     let (extra, _) = h.until("ready", SHORT);
     assert!(extra.is_empty(), "{extra:?}");
@@ -461,7 +475,8 @@ fn variants() {
 
 #[test]
 fn every_level_form() {
-    let mut h = Hub::ready();
+    // without the book, so that every search from the start position is a search
+    let mut h = Hub::ready_with(&["set-param name=book value=false"]);
     let start_moves = legal_moves("W:W31-50:B1-20");
     let forms: &[(&[&str], f64)] = &[
         (&["level depth=1"], 2.0),
@@ -919,7 +934,7 @@ fn expect_answer(h: &mut Hub, line: &str, error: Option<&str>) {
 
 #[test]
 fn unknown_modes_are_errors_and_unknown_arguments_are_ignored() {
-    let mut h = Hub::ready();
+    let mut h = Hub::ready_with(&["set-param name=book value=false"]);
     // a position where one move only is legal: the capture 28x19x23
     h.send(&format!("pos pos={START} moves=\"32-28 19-23\""));
     h.send("level depth=3");
@@ -1157,5 +1172,148 @@ fn evaluation_parameters() {
         legal_moves("W:W31-50:B1-20").contains(&done_move(&done).unwrap()),
         "{done}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Builds a small book with the real binary; returns its path.
+fn tiny_book(dir: &std::path::Path, name: &str, size: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    let out = Command::new(env!("CARGO_BIN_EXE_damast"))
+        .args([
+            "book",
+            "build",
+            "--nodes",
+            "500",
+            "--max-ply",
+            "8",
+            "--size",
+            size,
+        ])
+        .args(["--threads", "2", "--out"])
+        .arg(&path)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run damast book build");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    path
+}
+
+/// The first move a fresh engine plays from the start position with these parameters.
+fn first_move(params: &[&str]) -> (Vec<String>, String) {
+    let mut h = Hub::ready_with(params);
+    let (info, done) = h.search("pos start", &["level move-time=20"], "go think");
+    (info, done_move(&done).expect("a move"))
+}
+
+#[test]
+fn opening_book() {
+    let dir = std::env::temp_dir().join(format!("damast-hub-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let book = tiny_book(&dir, "tiny.book", "40");
+    let file = format!("set-param name=book-file value=\"{}\"", book.display());
+
+    // the book's moves of the start position, best first, and those within 0.04
+    let show = Command::new(env!("CARGO_BIN_EXE_damast"))
+        .args(["book", "show", "--book"])
+        .arg(&book)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&show.stdout).into_owned();
+    let rows: Vec<(String, f64, bool)> = text
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let score: f64 = f[1].trim_start_matches("score=").parse().unwrap();
+            (f[0].to_string(), score, f[2] == "book=yes")
+        })
+        .collect();
+    assert_eq!(rows.len(), 9, "{text}");
+    let best = rows[0].1;
+    let best_moves: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.2 && r.1 == best)
+        .map(|r| r.0.as_str())
+        .collect();
+    assert!(!best_moves.is_empty(), "{text}");
+
+    // a book move comes at once, without a search, although 20 s were given
+    let t = Instant::now();
+    let (info, m) = first_move(&[&file, "set-param name=book-margin value=0"]);
+    assert!(t.elapsed() < Duration::from_secs(10));
+    assert!(
+        best_moves.contains(&m.as_str()),
+        "{m} not in {best_moves:?}"
+    );
+    // a book move's info line has a score and the line, no depth and no nodes
+    assert!(
+        info.iter()
+            .all(|l| l.contains(" pv=") && !l.contains("nodes=") && !l.contains("depth=")),
+        "{info:?}"
+    );
+    assert!(!info.is_empty());
+
+    // games from the start position vary: with a wide margin, fresh engines choose differently
+    let firsts: std::collections::HashSet<String> = (0..8)
+        .map(|_| first_move(&[&file, "set-param name=book-margin value=100"]).1)
+        .collect();
+    assert!(firsts.len() > 1, "{firsts:?}");
+
+    // past book-ply, and with the book off, the engine searches
+    for off in [
+        "set-param name=book-ply value=0",
+        "set-param name=book value=false",
+    ] {
+        let mut h = Hub::start();
+        h.send("hub");
+        h.until("wait", SHORT);
+        h.send(&file);
+        h.send(off);
+        h.send("init");
+        h.until("ready", SHORT);
+        let (info, done) = h.search("pos start", &["level depth=3"], "go think");
+        assert!(
+            info.iter().any(|l| l.contains("depth=3")),
+            "{off}: {info:?}"
+        );
+        assert!(info.iter().all(|l| l.contains("nodes=")), "{info:?}");
+        assert!(done_move(&done).is_some());
+    }
+
+    // a damaged book file is one error naming the damage; the engine plays on without it
+    let bytes = std::fs::read(&book).unwrap();
+    let bad = dir.join("bad.book");
+    std::fs::write(&bad, &bytes[..bytes.len() - 3]).unwrap();
+    let mut h = Hub::start();
+    h.send("hub");
+    h.until("wait", SHORT);
+    h.send("set-param name=book value=false");
+    h.send(&format!(
+        "set-param name=book-file value=\"{}\"",
+        bad.display()
+    ));
+    let got = h.sync();
+    assert!(
+        got.len() == 1 && got[0].starts_with("error") && got[0].contains("damaged"),
+        "{got:?}"
+    );
+    h.send("hub");
+    let (lines, _) = h.until("wait", SHORT);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("param name=book-file value=builtin ")),
+        "{lines:?}"
+    );
+    h.send("init");
+    h.until("ready", SHORT);
+    let (info, done) = h.search("pos start", &["level depth=3"], "go think");
+    assert!(info.iter().any(|l| l.contains("depth=3")), "{info:?}");
+    assert!(done_move(&done).is_some());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -26,6 +26,7 @@ use std::fmt::Write as _;
 use damast::core::{fen, movegen, Color, Piece, Position, Square, Variant};
 use damast::core::{
     Brazilian, Czech, English, Filipino, International, Italian, Platform, Pool, Russian, Spanish,
+    Thai,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -129,6 +130,8 @@ struct Rules {
     /// Whether the bottom-left corner is light (italian, spanish): square 1 is then the
     /// top-left corner.
     a1_light: bool,
+    /// Whether a capturing flying king lands right behind the piece it takes (thai).
+    king_lands_behind: bool,
 }
 
 const INTERNATIONAL: Rules = Rules {
@@ -140,6 +143,7 @@ const INTERNATIONAL: Rules = Rules {
     men_take_kings: true,
     immediate: false,
     a1_light: false,
+    king_lands_behind: false,
 };
 const BRAZILIAN: Rules = Rules {
     size: 8,
@@ -181,6 +185,13 @@ const PLATFORM: Rules = Rules {
     choice: Choice::MajorityThenKings,
     immediate: true,
     ..INTERNATIONAL
+};
+const THAI: Rules = Rules {
+    choice: Choice::Free,
+    men_backward: false,
+    immediate: true,
+    king_lands_behind: true,
+    ..BRAZILIAN
 };
 
 /// The four diagonal directions as (row, col) steps; row 0 is the top row (Black's back row).
@@ -484,7 +495,7 @@ impl Board {
             let (mut lr, mut lc) = (vr + dr, vc + dc);
             while self.on_board(lr, lc) && self.at(lr, lc) == Cell::Empty {
                 landings.push((lr, lc));
-                if !(king && self.rules.flying) {
+                if !(king && self.rules.flying) || self.rules.king_lands_behind {
                     break;
                 }
                 lr += dr;
@@ -911,6 +922,11 @@ fn filipino_matches_reference() {
 }
 
 #[test]
+fn thai_matches_reference() {
+    run::<Thai>("thai", THAI, 11);
+}
+
+#[test]
 fn platform_matches_reference() {
     run::<Platform>("platform", PLATFORM, 9);
 }
@@ -1005,28 +1021,41 @@ fn reference_sanity() {
     );
 }
 
+/// The legal moves of `f` as key texts, sorted, after checking that the library and the
+/// reference under `rules` agree on them.
+fn agreed<V: Variant>(rules: Rules, f: &str) -> Vec<String> {
+    let pos: Position<V> = fen::parse(f).unwrap();
+    let mut lib: Vec<String> = movegen::legal_moves(&pos)
+        .iter()
+        .map(|m| {
+            let caps: Vec<u32> = m.captured_squares().map(|s| s.number()).collect();
+            key_text(&(m.from().number(), m.to().number(), caps))
+        })
+        .collect();
+    lib.sort();
+    assert_eq!(
+        lib,
+        reference_keys(&pos, rules),
+        "library and reference differ on {f}"
+    );
+    lib
+}
+
+/// The reference's legal moves of `pos` under `rules` as key texts, sorted.
+fn reference_keys<V: Variant>(pos: &Position<V>, rules: Rules) -> Vec<String> {
+    let mut reference: Vec<String> = to_board(pos, rules)
+        .legal_moves()
+        .iter()
+        .map(|m| key_text(&(m.from, m.to, m.captured.clone())))
+        .collect();
+    reference.sort();
+    reference
+}
+
 /// Hand-made platform dama cases, each checked against the library and the reference.
 #[test]
 fn platform_king_priority_and_immediate_removal() {
-    fn both(f: &str) -> Vec<String> {
-        let pos: Position<Platform> = fen::parse(f).unwrap();
-        let mut lib: Vec<String> = movegen::legal_moves(&pos)
-            .iter()
-            .map(|m| {
-                let caps: Vec<u32> = m.captured_squares().map(|s| s.number()).collect();
-                key_text(&(m.from().number(), m.to().number(), caps))
-            })
-            .collect();
-        lib.sort();
-        let mut reference: Vec<String> = to_board(&pos, PLATFORM)
-            .legal_moves()
-            .iter()
-            .map(|m| key_text(&(m.from, m.to, m.captured.clone())))
-            .collect();
-        reference.sort();
-        assert_eq!(lib, reference, "library and reference differ on {f}");
-        lib
-    }
+    let both = |f: &str| agreed::<Platform>(PLATFORM, f);
     let intl = |f: &str| -> Vec<String> {
         let pos: Position<International> = fen::parse(f).unwrap();
         let mut v: Vec<String> = movegen::legal_moves(&pos)
@@ -1056,4 +1085,43 @@ fn platform_king_priority_and_immediate_removal() {
     );
     // Black moves first from the initial position.
     assert_eq!(Position::<Platform>::start().side(), Color::Black);
+}
+
+/// Hand-made thai cases, each checked against the library and the reference.
+#[test]
+fn thai_king_lands_behind_and_immediate_removal() {
+    // The black king on 5 takes the man on 18 from a distance. In pool checkers it may land on
+    // any empty square beyond (23, 27, 32); in thai only right behind the man, on 23.
+    assert_eq!(agreed::<Thai>(THAI, "B:W18:BK5"), ["5x23x18"]);
+    assert_eq!(
+        agreed::<Pool>(POOL, "B:W18:BK5"),
+        ["5x23x18", "5x27x18", "5x32x18"]
+    );
+    // Immediate removal: the king on 29 takes 18 (landing on 15), 10 (on 6), 9 (on 13) and the
+    // king on 17 (on 22); going up-right again it crosses 18, which left the board when it was
+    // jumped, and the square 15, and takes 11, ending on 8: five pieces. (The choice is free,
+    // so the short way, 18 then 11, is legal too.)
+    let five = "B:W9,10,11,K17,18:BK29";
+    assert_eq!(
+        agreed::<Thai>(THAI, five),
+        ["29x8x11x18", "29x8x9x10x11x17x18"]
+    );
+    // Were the jumped pieces to stay until the move ends, the man on 18 would block the way
+    // and the king would stop on 22 after four.
+    let kept = Rules {
+        immediate: false,
+        ..THAI
+    };
+    assert_eq!(
+        reference_keys(&fen::parse::<Thai>(five).unwrap(), kept),
+        ["29x22x9x10x17x18", "29x8x11x18"]
+    );
+    // 8 men each on the two nearest rows, black moves first, with 7 moves.
+    let start = Position::<Thai>::start();
+    assert_eq!(start.side(), Color::Black);
+    assert_eq!(
+        fen::write(&start),
+        "B:W25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8"
+    );
+    assert_eq!(agreed::<Thai>(THAI, &fen::write(&start)).len(), 7);
 }

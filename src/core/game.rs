@@ -13,6 +13,8 @@ use crate::core::variant::{Color, DrawRules, Variant};
 pub enum DrawReason {
     /// The same position with the same side to move occurred three times.
     Repetition,
+    /// The same position with the same side to move occurred four times (italian).
+    FourfoldRepetition,
     /// FMJD 25-move rule: 25 moves each of kings only, no capture, no man move.
     TwentyFiveMoves,
     /// FMJD 16-move rule: a lone king against three pieces with at least one king.
@@ -36,6 +38,7 @@ impl DrawReason {
     pub fn describe(self) -> &'static str {
         match self {
             DrawReason::Repetition => "threefold repetition",
+            DrawReason::FourfoldRepetition => "fourfold repetition",
             DrawReason::TwentyFiveMoves => "25-move rule",
             DrawReason::SixteenMoves => "16-move rule",
             DrawReason::FiveMoves => "5-move rule",
@@ -346,7 +349,11 @@ impl<V: Variant> Game<V> {
             return GameResult::Win(pos.side().opponent());
         }
         if self.repetitions() >= V::REPETITIONS {
-            return GameResult::Draw(DrawReason::Repetition);
+            return GameResult::Draw(if V::REPETITIONS == 4 {
+                DrawReason::FourfoldRepetition
+            } else {
+                DrawReason::Repetition
+            });
         }
         if V::DRAW_RULES == DrawRules::English && self.moves.len() >= 400 {
             return GameResult::Draw(DrawReason::MoveLimit);
@@ -404,7 +411,11 @@ mod tests {
         for m in cycle {
             g.play_text(m).unwrap();
         }
-        assert_eq!(g.result(), GameResult::Draw(DrawReason::Repetition));
+        assert_eq!(g.result(), GameResult::Draw(DrawReason::FourfoldRepetition));
+        assert_eq!(
+            DrawReason::FourfoldRepetition.describe(),
+            "fourfold repetition"
+        );
         // three occurrences suffice elsewhere
         let mut r: Game<Russian> = Game::from_fen("W:WK29:BK1").unwrap();
         for m in ["29-25", "1-5", "25-29", "5-1"].iter().cycle().take(8) {

@@ -19,5 +19,5 @@ pub use position::{Piece, Position};
 pub use square::Square;
 pub use variant::{
     Brazilian, Color, Czech, English, Filipino, International, Italian, Platform, Pool, Russian,
-    Spanish, Variant, VariantKind,
+    Spanish, Thai, Variant, VariantKind,
 };

@@ -316,7 +316,7 @@ impl<'a, V: Variant, S: CaptureSink<V>> CaptureSearch<'a, V, S> {
             if bb & self.opp & !captured == 0 {
                 continue;
             }
-            let lands = if V::FLYING_KINGS {
+            let lands = if V::FLYING_KINGS && !V::KING_LANDS_BEHIND {
                 king_reach::<V>(b, d, !self.empty)
             } else {
                 step::<V>(bb, d) & self.empty
@@ -571,6 +571,15 @@ pub fn legal_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
     let mut l = MoveList::new();
     generate(pos, &mut l);
     l
+}
+
+/// The legal moves of `pos` in a canonical order that does not depend on the generator: by from
+/// square, to square and captured set. Files that store a move as its index use this order.
+pub fn canonical_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
+    let mut list = legal_moves(pos);
+    list.as_mut_slice()
+        .sort_unstable_by_key(|m| (m.from_bit(), m.to_bit(), m.captured().0));
+    list
 }
 
 /// The number of legal moves, counted without building quiet moves.

@@ -68,6 +68,13 @@ pub enum PositionError {
     ManOnPromotionRow(&'static str, u32),
 }
 
+/// Turns a layout bitboard of `V` round (square `i` goes to `SQUARES - 1 - i`).
+#[inline(always)]
+pub fn rotate<V: Variant>(b: u64) -> u64 {
+    let last = V::ROWS / 2 * V::STRIDE - 2;
+    b.reverse_bits() >> (63 - last)
+}
+
 /// A position of variant `V`: pieces as bitboards over `V`'s layout, the side to move and the hash.
 ///
 /// Positions are small and `Copy`; making a move returns a new position (copy-make).
@@ -208,6 +215,19 @@ impl<V: Variant> Position<V> {
             .map(Square::from_index)
             .filter_map(|s| self.piece_at(s).map(|p| (s, p)))
             .collect()
+    }
+
+    /// The same position seen from the other side: the board turned round, the colours
+    /// swapped, the other side to move. The rules are symmetric under this, so both positions
+    /// have the same value for their side to move.
+    pub fn turned(&self) -> Self {
+        let r = |b: Bitboard| Bitboard(rotate::<V>(b.0));
+        Self::from_bitboards(
+            r(self.black),
+            r(self.white),
+            r(self.kings),
+            self.side.opponent(),
+        )
     }
 
     /// The same pieces with `side` to move (the hash is updated, not recomputed).

@@ -105,11 +105,14 @@ pub enum VariantKind {
     Platform,
     /// Filipino dama: as brazilian (the one published engine rule set), under its own name.
     Filipino,
+    /// Thai draughts (mak-hot): 8 men each, black first, a capturing king lands right behind
+    /// the piece it takes, captured pieces removed at once.
+    Thai,
 }
 
 impl VariantKind {
     /// Every supported variant.
-    pub const ALL: [VariantKind; 10] = [
+    pub const ALL: [VariantKind; 11] = [
         VariantKind::International,
         VariantKind::Brazilian,
         VariantKind::Russian,
@@ -120,6 +123,7 @@ impl VariantKind {
         VariantKind::Czech,
         VariantKind::Platform,
         VariantKind::Filipino,
+        VariantKind::Thai,
     ];
 
     /// The canonical lower-case name.
@@ -135,7 +139,48 @@ impl VariantKind {
             VariantKind::Czech => "czech",
             VariantKind::Platform => "platform",
             VariantKind::Filipino => "filipino",
+            VariantKind::Thai => "thai",
         }
+    }
+
+    /// Every name accepted for the variant, the canonical one first (case does not matter).
+    pub const fn names(self) -> &'static [&'static str] {
+        match self {
+            VariantKind::International => &["international", "normal", "standard", "intl", "fmjd"],
+            VariantKind::Brazilian => &["brazilian", "brazil"],
+            VariantKind::Russian => &["russian", "shashki"],
+            VariantKind::English => &["english", "american", "checkers"],
+            VariantKind::Italian => &["italian"],
+            VariantKind::Spanish => &["spanish"],
+            VariantKind::Pool => &["pool", "american-pool", "americanpool"],
+            VariantKind::Czech => &["czech"],
+            VariantKind::Platform => &["platform", "platform-dama"],
+            VariantKind::Filipino => &["filipino", "dama-filipino"],
+            VariantKind::Thai => &["thai", "mak-hot", "makhot"],
+        }
+    }
+
+    /// The value of the Hub `variant` parameter: `normal` for international draughts (what Hub
+    /// clients send), the canonical name otherwise.
+    pub const fn hub_name(self) -> &'static str {
+        match self {
+            VariantKind::International => "normal",
+            other => other.name(),
+        }
+    }
+
+    /// Every variant with its other names, for help texts and error messages:
+    /// `international (normal, standard, ...), brazilian (brazil), ...`.
+    pub fn names_text() -> String {
+        let parts: Vec<String> = VariantKind::ALL
+            .iter()
+            .map(|k| match k.names() {
+                [name] => name.to_string(),
+                [name, others @ ..] => format!("{name} ({})", others.join(", ")),
+                [] => String::new(),
+            })
+            .collect();
+        parts.join(", ")
     }
 
     /// The PDN GameType number.
@@ -152,6 +197,7 @@ impl VariantKind {
             // no number is assigned to it: one outside the PDN standard's list
             VariantKind::Platform => 50,
             VariantKind::Filipino => 51,
+            VariantKind::Thai => 52,
         }
     }
 }
@@ -164,30 +210,16 @@ impl fmt::Display for VariantKind {
 
 /// A variant name that is not known.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown variant '{0}' (expected one of: international, normal, standard, brazilian, russian, \
-     english, american, checkers, italian, spanish, pool, czech, platform, filipino)"
-)]
+#[error("unknown variant '{0}' (expected one of: {names})", names = VariantKind::names_text())]
 pub struct UnknownVariant(pub String);
 
 impl FromStr for VariantKind {
     type Err = UnknownVariant;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "international" | "normal" | "standard" | "intl" | "fmjd" => {
-                Ok(VariantKind::International)
-            }
-            "brazilian" | "brazil" => Ok(VariantKind::Brazilian),
-            "russian" | "shashki" => Ok(VariantKind::Russian),
-            "english" | "american" | "checkers" => Ok(VariantKind::English),
-            "italian" => Ok(VariantKind::Italian),
-            "spanish" => Ok(VariantKind::Spanish),
-            "pool" | "american-pool" | "americanpool" => Ok(VariantKind::Pool),
-            "czech" => Ok(VariantKind::Czech),
-            "platform" | "platform-dama" => Ok(VariantKind::Platform),
-            "filipino" | "dama-filipino" => Ok(VariantKind::Filipino),
-            _ => Err(UnknownVariant(s.to_string())),
-        }
+        VariantKind::ALL
+            .into_iter()
+            .find(|k| k.names().iter().any(|n| n.eq_ignore_ascii_case(s)))
+            .ok_or_else(|| UnknownVariant(s.to_string()))
     }
 }
 
@@ -238,6 +270,10 @@ macro_rules! with_variant {
                 type $v = $crate::core::variant::Filipino;
                 $body
             }
+            $crate::core::variant::VariantKind::Thai => {
+                type $v = $crate::core::variant::Thai;
+                $body
+            }
         }
     };
 }
@@ -285,6 +321,9 @@ pub trait Variant:
     /// Whether each captured piece leaves the board as it is jumped (platform dama), so that
     /// its square is free for the rest of the capture; otherwise all leave after the move.
     const IMMEDIATE_REMOVAL: bool = false;
+    /// Whether a flying king that captures must land on the square right behind the piece it
+    /// takes (thai); otherwise on any empty square beyond it.
+    const KING_LANDS_BEHIND: bool = false;
 
     /// Number of playable squares.
     const SQUARES: u32 = Self::HALF * Self::ROWS;
@@ -520,6 +559,28 @@ variant_8x8! {
     }
 }
 
+/// Thai draughts (mak-hot): 8 men each on the two nearest rows, black first, men move and
+/// capture forward only, flying kings that land right behind the piece they take, free choice
+/// of capture, captured pieces removed as they are jumped, crowning ends the move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Thai;
+
+impl Variant for Thai {
+    const KIND: VariantKind = VariantKind::Thai;
+    const HALF: u32 = 4;
+    const ROWS: u32 = 8;
+    const START_ROWS: u32 = 2;
+    const MEN_CAPTURE_BACKWARD: bool = false;
+    const FLYING_KINGS: bool = true;
+    const CAPTURE_RULE: CaptureRule = CaptureRule::Free;
+    const PROMOTE_MID_CAPTURE: bool = false;
+    const FIRST: Color = Color::Black;
+    const DRAW_RULES: DrawRules = DrawRules::Plain;
+    const ALGEBRAIC: bool = true;
+    const IMMEDIATE_REMOVAL: bool = true;
+    const KING_LANDS_BEHIND: bool = true;
+}
+
 /// Compile-time construction of the padded board layout's masks and rays.
 pub mod geometry {
     /// Bit of the 0-based square index `i`.
@@ -639,5 +700,27 @@ pub mod geometry {
             d += 1;
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_reads_back_to_its_variant_and_no_name_is_shared() {
+        let mut seen = std::collections::HashSet::new();
+        for k in VariantKind::ALL {
+            assert_eq!(k.names()[0], k.name());
+            for n in k.names() {
+                assert!(seen.insert(*n), "{n} names two variants");
+                assert_eq!(n.parse::<VariantKind>(), Ok(k));
+                assert_eq!(n.to_ascii_uppercase().parse::<VariantKind>(), Ok(k));
+            }
+            assert_eq!(k.hub_name().parse::<VariantKind>(), Ok(k));
+        }
+        let e = "frisian".parse::<VariantKind>().unwrap_err().to_string();
+        assert!(e.contains("'frisian'"), "{e}");
+        assert!(seen.iter().all(|n| e.contains(n)), "{e}");
     }
 }

@@ -3,6 +3,8 @@
 //!
 //! The search itself knows nothing of protocols.
 
+pub mod book;
+pub mod egdb;
 pub mod eval;
 pub mod evaluator;
 pub mod levels;
@@ -20,6 +22,7 @@ use crate::core::movegen;
 use crate::core::moves::Move;
 use crate::core::position::Position;
 use crate::core::variant::Variant;
+use book::BookOptions;
 use eval::Weights;
 use evaluator::{EvalKind, Evaluator};
 use levels::Level;
@@ -55,6 +58,10 @@ pub struct Options {
     pub eval: EvalKind,
     /// A net to play with instead of the built-in one (for the variant it was made for).
     pub net: Option<Arc<PatternEval>>,
+    /// The opening book (off by default; the protocols turn it on).
+    pub book: BookOptions,
+    /// The endgame database, used by searches of its variant.
+    pub egdb: Option<Arc<egdb::Egdb>>,
 }
 
 impl Default for Options {
@@ -66,7 +73,20 @@ impl Default for Options {
             seed: 0x005E_EDDA_3A57,
             eval: EvalKind::default(),
             net: None,
+            book: BookOptions::default(),
+            egdb: None,
         }
+    }
+}
+
+impl Options {
+    /// A seed that differs from process to process and from run to run, so that book choices
+    /// vary from game to game (the default seed makes every run the same).
+    pub fn fresh_seed() -> u64 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        nanos ^ (u64::from(std::process::id()) << 32) ^ 0x9E37_79B9_7F4A_7C15
     }
 }
 
@@ -87,6 +107,8 @@ pub struct Info<V: Variant> {
     pub pv: Vec<Move<V>>,
     /// The main thread's search counters since the search began.
     pub stats: SearchStats,
+    /// Whether the move comes from the opening book (no search).
+    pub book: bool,
 }
 
 impl<V: Variant> Info<V> {
@@ -117,6 +139,8 @@ pub struct Outcome<V: Variant> {
     pub time: f64,
     /// The principal variation.
     pub pv: Vec<Move<V>>,
+    /// Whether the move comes from the opening book (no search).
+    pub book: bool,
 }
 
 /// Controls a running search from another thread: stop it, or tell it the ponder move was played.
@@ -229,9 +253,67 @@ impl Engine {
         self.params = params;
     }
 
+    /// Sets the endgame database (`None`: none).
+    pub fn set_egdb(&mut self, db: Option<Arc<egdb::Egdb>>) {
+        self.options.egdb = db;
+    }
+
+    /// The endgame database for a search of variant `V`, if there is one for it.
+    pub fn egdb<V: Variant>(&self) -> Option<&egdb::Egdb> {
+        self.options
+            .egdb
+            .as_deref()
+            .filter(|d| d.kind() == V::KIND && d.pieces() > 0)
+    }
+
+    /// Sets how the opening book is used.
+    pub fn set_book(&mut self, book: BookOptions) {
+        self.options.book = book;
+    }
+
+    /// The book a game of variant `V` is played from, if any (the enabled flag aside): the
+    /// book file of the options when it is this variant's, else the built-in one.
+    pub fn book<V: Variant>(&self) -> Option<&book::Book> {
+        match &self.options.book.file {
+            Some(b) if b.game_type() == V::GAME_TYPE as u16 => Some(b),
+            Some(_) => None,
+            None => book::builtin::<V>(),
+        }
+    }
+
+    /// The book move to play in the game's position, if the book is on, the position is in it
+    /// and closer to the start than the ply limit.
+    pub fn book_move<V: Variant>(&mut self, game: &Game<V>) -> Option<book::BookMove<V>> {
+        let o = &self.options.book;
+        if !o.enabled {
+            return None;
+        }
+        let (margin, max_ply) = (o.margin, o.max_ply);
+        let pos = game.position();
+        let book = self.book::<V>()?;
+        if book.ply(pos)? >= max_ply {
+            return None;
+        }
+        let mut rng = self.rng;
+        let choice = book.choose(pos, margin, &mut rng);
+        self.rng = rng;
+        choice
+    }
+
     /// Forgets everything learnt in earlier searches.
     pub fn new_game(&mut self) {
         self.tt.clear();
+    }
+
+    /// Searches the game's current position to `limits` without progress reports or a handle
+    /// (for tools that only want the answer).
+    pub fn search_to<V: Variant>(
+        &mut self,
+        game: &Game<V>,
+        limits: &Limits,
+        mode: Mode,
+    ) -> Outcome<V> {
+        self.search(game, limits, mode, &SearchHandle::new(), &mut |_| {})
     }
 
     /// Searches the game's current position.
@@ -254,6 +336,7 @@ impl Engine {
             nodes: 0,
             time: 0.0,
             pv: Vec::new(),
+            book: false,
         };
         if legal.is_empty() {
             return out;
@@ -272,6 +355,31 @@ impl Engine {
             out.score = 0;
             return out;
         }
+        if mode == Mode::Think {
+            if let Some(b) = self.book_move(game) {
+                out.best = Some(b.mv);
+                out.score = b.score;
+                out.pv = vec![b.mv];
+                let after = game.position().make(&b.mv);
+                if let Some(reply) = self.book::<V>().and_then(|book| book.moves(&after)) {
+                    out.ponder = reply.first().map(|r| r.mv);
+                    out.pv.extend(out.ponder);
+                }
+                out.book = true;
+                out.time = clock.elapsed();
+                on_info(&Info {
+                    depth: 0,
+                    mean_depth: 0.0,
+                    score: out.score,
+                    nodes: 0,
+                    time: out.time,
+                    pv: out.pv.clone(),
+                    stats: SearchStats::default(),
+                    book: true,
+                });
+                return out;
+            }
+        }
         self.tt.new_search();
         let mut max_depth = limits
             .depth
@@ -289,6 +397,7 @@ impl Engine {
             eval: self.evaluator::<V>(),
             params: self.params,
             ponder_hit: Some(&handle.ponder_hit),
+            egdb: self.egdb::<V>(),
         };
         let history = game.reversible_hashes();
         let clocks = game.clocks();
@@ -363,6 +472,7 @@ impl Engine {
                     time: clock.elapsed(),
                     pv: out.pv.clone(),
                     stats: w.stats(),
+                    book: false,
                 };
                 on_info(&info);
                 if w.stopped() {
@@ -435,6 +545,7 @@ impl Engine {
             eval: self.evaluator::<V>(),
             params: self.params,
             ponder_hit: None,
+            egdb: self.egdb::<V>(),
         };
         let history = game.reversible_hashes();
         let mut w = Worker::<V>::new(&shared, true, &history);

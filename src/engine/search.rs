@@ -91,6 +91,8 @@ pub struct Shared<'a> {
     pub params: SearchParams,
     /// Set by the protocol when the ponder move was played (the clock starts then).
     pub ponder_hit: Option<&'a AtomicBool>,
+    /// The endgame database of the variant searched, if any.
+    pub egdb: Option<&'a crate::engine::egdb::Egdb>,
 }
 
 /// Encodes a move for the table and killers: from, to and a check of the captured set.
@@ -168,6 +170,8 @@ macro_rules! search_stats {
 search_stats! {
     /// Nodes entered.
     nodes,
+    /// Nodes the endgame database ended (an exact draw, or a bound outside the window).
+    egdb_cuts,
     /// Nodes entered at depth 0 or below (the capture extension that acts as quiescence).
     qnodes,
     /// Transposition-table probes.
@@ -356,6 +360,24 @@ impl<'a, V: Variant> Worker<'a, V> {
         self.search_node(pos, clocks, alpha, beta, depth, 0, true, Some(root_moves))
     }
 
+    /// What the endgame database settles at this node. A stored draw is exact under every draw
+    /// rule (rules that count moves only turn wins into draws). A stored win is a win or, by
+    /// such a rule, a draw: at least 0, which ends the node when 0 already reaches `beta`; a
+    /// stored loss likewise is at most 0.
+    #[inline]
+    fn egdb_cut(&self, pos: &Position<V>, alpha: i32, beta: i32) -> Option<i32> {
+        let db = self.shared.egdb?;
+        if pos.occupied().count() > db.pieces() {
+            return None;
+        }
+        match db.probe(pos).ok()? {
+            crate::engine::egdb::Wdl::Draw => Some(0),
+            crate::engine::egdb::Wdl::Win if beta <= 0 => Some(0),
+            crate::engine::egdb::Wdl::Loss if alpha >= 0 => Some(0),
+            _ => None,
+        }
+    }
+
     /// Searches a node. `root_moves` is given only at the root.
     #[allow(clippy::too_many_arguments)]
     fn search_node(
@@ -386,6 +408,10 @@ impl<'a, V: Variant> Worker<'a, V> {
             beta = beta.min(MATE - ply as i32 - 1);
             if alpha >= beta {
                 return alpha;
+            }
+            if let Some(s) = self.egdb_cut(pos, alpha, beta) {
+                self.stats.egdb_cuts += 1;
+                return s;
             }
         }
         if depth <= 0 {

@@ -24,6 +24,8 @@ use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
 use crate::core::movegen;
 use crate::core::notation::{self, MoveError};
 use crate::core::{Game, Position, Variant, VariantKind};
+use crate::engine::book::{Book, BookOptions};
+use crate::engine::egdb::Egdb;
 use crate::engine::evaluator::EvalKind;
 use crate::engine::levels::Level;
 use crate::engine::pattern::PatternEval;
@@ -292,6 +294,18 @@ struct Settings {
     eval: EvalKind,
     /// The net loaded by the `eval-file` parameter, with its path.
     net: Option<(String, Arc<PatternEval>)>,
+    /// The opening book settings (`book`, `book-ply`, `book-margin`).
+    book: BookOptions,
+    /// The path of the `book-file` parameter (its book is in `book.file`).
+    book_path: Option<String>,
+    /// Seed of the book's random choices and of the weaker levels.
+    seed: u64,
+    /// The `egdb-path` parameter.
+    egdb_path: Option<String>,
+    /// The `egdb-pieces` parameter (`None`: every slice found).
+    egdb_pieces: Option<u32>,
+    /// The database opened from them for the current variant.
+    egdb: Option<Arc<Egdb>>,
 }
 
 impl Default for Settings {
@@ -305,6 +319,12 @@ impl Default for Settings {
             level: Level::EXPERT,
             eval: EvalKind::default(),
             net: None,
+            book: BookOptions::on(),
+            book_path: None,
+            seed: Options::fresh_seed(),
+            egdb_path: None,
+            egdb_pieces: None,
+            egdb: None,
         }
     }
 }
@@ -318,6 +338,8 @@ enum Change {
     TtSize,
     Level,
     Eval,
+    Book,
+    Egdb,
 }
 
 /// The values declared for the `variant` parameter: "normal" (what Hub clients send for
@@ -326,13 +348,6 @@ fn variant_values() -> String {
     let mut names = vec!["normal"];
     names.extend(VariantKind::ALL.iter().map(|v| v.name()));
     names.join(" ")
-}
-
-fn variant_value(v: VariantKind) -> &'static str {
-    match v {
-        VariantKind::International => "normal",
-        other => other.name(),
-    }
 }
 
 fn level_value(l: Level) -> &'static str {
@@ -380,7 +395,7 @@ impl Settings {
         vec![
             format!(
                 "param name=variant value={} type=enum values=\"{}\"",
-                variant_value(self.variant),
+                self.variant.hub_name(),
                 variant_values()
             ),
             format!(
@@ -408,6 +423,28 @@ impl Settings {
                 "param name=eval-file value={} type=string",
                 quote(self.net.as_ref().map_or("builtin", |(p, _)| p.as_str()))
             ),
+            format!("param name=book value={} type=bool", self.book.enabled),
+            format!(
+                "param name=book-ply value={} type=int min=0 max={}",
+                self.book.max_ply,
+                BookOptions::MAX_PLY
+            ),
+            format!(
+                "param name=book-margin value={} type=int min=0 max=100",
+                self.book.margin
+            ),
+            format!(
+                "param name=book-file value={} type=string",
+                quote(self.book_path.as_deref().unwrap_or("builtin"))
+            ),
+            format!(
+                "param name=egdb-path value={} type=string",
+                quote(self.egdb_path.as_deref().unwrap_or("none"))
+            ),
+            format!(
+                "param name=egdb-pieces value={} type=int min=0 max=9",
+                self.egdb.as_ref().map_or(0, |d| d.pieces())
+            ),
         ]
     }
 
@@ -422,6 +459,12 @@ impl Settings {
             "strength",
             "eval",
             "eval-file",
+            "book",
+            "book-ply",
+            "book-margin",
+            "book-file",
+            "egdb-path",
+            "egdb-pieces",
         ];
         if !known.contains(&name) {
             log::debug!("hub: ignoring unknown parameter '{name}'");
@@ -435,6 +478,7 @@ impl Settings {
                 let v: VariantKind = value.parse().map_err(|_| bad())?;
                 let changed = v != self.variant;
                 self.variant = v;
+                self.open_egdb();
                 Ok(if changed {
                     Change::Variant
                 } else {
@@ -481,11 +525,62 @@ impl Settings {
                 }
                 Ok(Change::Eval)
             }
+            "book" => {
+                self.book.enabled = parse_bool(value).ok_or_else(bad)?;
+                Ok(Change::Book)
+            }
+            "egdb-path" => {
+                if value.is_empty() || value == "none" {
+                    self.egdb_path = None;
+                } else if !std::path::Path::new(value).is_dir() {
+                    return Err(format!("bad value for egdb-path: no directory {value}"));
+                } else {
+                    self.egdb_path = Some(value.to_string());
+                }
+                self.open_egdb();
+                Ok(Change::Egdb)
+            }
+            "egdb-pieces" => {
+                self.egdb_pieces = Some(int(0, 9).ok_or_else(bad)? as u32);
+                self.open_egdb();
+                Ok(Change::Egdb)
+            }
+            "book-ply" => {
+                self.book.max_ply = int(0, BookOptions::MAX_PLY as u64).ok_or_else(bad)? as u32;
+                Ok(Change::Book)
+            }
+            "book-margin" => {
+                self.book.margin = int(0, 100).ok_or_else(bad)? as i32;
+                Ok(Change::Book)
+            }
+            "book-file" => {
+                if value.is_empty() || value == "builtin" {
+                    self.book.file = None;
+                    self.book_path = None;
+                } else {
+                    let book = Book::load_any(std::path::Path::new(value))
+                        .map_err(|e| format!("bad value for book-file: {e}"))?;
+                    self.book.file = Some(Arc::new(book));
+                    self.book_path = Some(value.to_string());
+                }
+                Ok(Change::Book)
+            }
             _ => {
                 self.level = Level::from_strength(int(0, 100).ok_or_else(bad)? as u32);
                 Ok(Change::Level)
             }
         }
+    }
+
+    /// Opens the database of the current variant from `egdb-path` and `egdb-pieces`.
+    fn open_egdb(&mut self) {
+        self.egdb = self.egdb_path.as_ref().map(|p| {
+            Arc::new(Egdb::open(
+                std::path::Path::new(p),
+                self.variant,
+                self.egdb_pieces,
+            ))
+        });
     }
 
     fn options(&self) -> Options {
@@ -495,7 +590,9 @@ impl Settings {
             level: self.level,
             eval: self.eval,
             net: self.net.as_ref().map(|(_, n)| n.clone()),
-            ..Options::default()
+            book: self.book.clone(),
+            seed: self.seed,
+            egdb: self.egdb.clone(),
         }
     }
 }
@@ -818,6 +915,8 @@ impl<'a, V: Variant> Session<'a, V> {
                             engine.set_eval_kind(s.eval);
                             engine.set_net(s.net.as_ref().map(|(_, n)| n.clone()));
                         }
+                        Change::Book => engine.set_book(s.book.clone()),
+                        Change::Egdb => engine.set_egdb(s.egdb.clone()),
                         Change::Variant => engine.new_game(),
                         Change::Nothing => {}
                     }
@@ -1114,6 +1213,12 @@ mod tests {
             ("variant", "frisian"),
             ("eval", "fancy"),
             ("eval-file", "/no/such/net.pat"),
+            ("book", "whatever"),
+            ("book-ply", "61"),
+            ("book-margin", "-1"),
+            ("book-file", "/no/such/book"),
+            ("egdb-path", "/no/such/dir"),
+            ("egdb-pieces", "10"),
         ] {
             assert!(s.set(n, Some(v)).is_err(), "{n}={v}");
         }
@@ -1123,7 +1228,10 @@ mod tests {
         assert_eq!(s.set("eval", Some("classic")), Ok(Change::Eval));
         assert_eq!(s.eval, EvalKind::Classic);
         assert_eq!(s.options().eval, EvalKind::Classic);
-        assert_eq!(s.set("book", Some("whatever")), Ok(Change::Nothing));
+        assert_eq!(s.set("bb-size", Some("whatever")), Ok(Change::Nothing));
+        assert_eq!(s.set("book-margin", Some("10")), Ok(Change::Book));
+        assert_eq!(s.options().book.margin, 10);
+        assert!(s.options().book.enabled);
         for p in s.param_lines() {
             let l = parse_line(p.as_bytes()).unwrap();
             assert!(l.args.iter().all(|(_, v)| !v.is_empty()), "{p}");

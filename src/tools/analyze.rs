@@ -47,6 +47,20 @@ pub fn position<V: Variant>(
     out: &mut dyn FnMut(&str),
 ) {
     let pos = *game.position();
+    if let Some(db) = engine.egdb::<V>() {
+        if pos.occupied().count() <= db.pieces() {
+            if let Ok(wdl) = db.probe(&pos) {
+                out(&format!("egdb={}", wdl.name()));
+            }
+        }
+    }
+    for b in book_candidates(engine, game) {
+        out(&format!(
+            "book={} score={}",
+            notation::pdn(&pos, &b.mv),
+            score_in_men(b.score)
+        ));
+    }
     let result = engine.search(
         game,
         limits,
@@ -69,6 +83,22 @@ pub fn position<V: Variant>(
     }
 }
 
+/// The moves the engine's opening book would play in the game's position (empty when the book
+/// is off, has no such position, or the position lies beyond the book's ply limit).
+pub fn book_candidates<V: Variant>(
+    engine: &Engine,
+    game: &Game<V>,
+) -> Vec<crate::engine::book::BookMove<V>> {
+    let o = &engine.options().book;
+    let pos = game.position();
+    match engine.book::<V>() {
+        Some(book) if o.enabled && book.ply(pos).is_some_and(|p| p < o.max_ply) => {
+            book.candidates(pos, o.margin)
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The verdict on one played move.
 #[derive(Clone, Debug)]
 pub struct MoveReport {
@@ -82,6 +112,8 @@ pub struct MoveReport {
     pub played_score: i32,
     /// Whether the played move loses clearly against the best.
     pub blunder: bool,
+    /// Whether the played move is one the opening book plays.
+    pub book: bool,
 }
 
 /// Analyses every move of a game with `limits` per position.
@@ -90,25 +122,14 @@ pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) ->
     let mut reports = Vec::new();
     for m in game.moves() {
         let pos = *replay.position();
-        let best = engine.search(
-            &replay,
-            limits,
-            Mode::Analyze,
-            &SearchHandle::new(),
-            &mut |_| {},
-        );
+        let book = book_candidates(engine, &replay).iter().any(|b| b.mv == *m);
+        let best = engine.search_to(&replay, limits, Mode::Analyze);
         let best_move = best.best.unwrap_or(*m);
         let _ = replay.play(*m);
         let played_score = if Some(*m) == best.best {
             best.score
         } else {
-            let after = engine.search(
-                &replay,
-                limits,
-                Mode::Analyze,
-                &SearchHandle::new(),
-                &mut |_| {},
-            );
+            let after = engine.search_to(&replay, limits, Mode::Analyze);
             if after.best.is_none() {
                 // the opponent has no move: the played move wins
                 crate::engine::search::MATE - 1
@@ -122,6 +143,7 @@ pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) ->
             best_score: best.score,
             played_score,
             blunder: best.score - played_score >= BLUNDER && Some(*m) != best.best,
+            book,
         });
     }
     reports
@@ -140,11 +162,12 @@ pub fn report_text<V: Variant>(game: &Game<V>, reports: &[MoveReport]) -> String
         };
         let _ = writeln!(
             s,
-            "{num:<6} {:<14} score={:>7} best={:<14} best-score={:>7}{}",
+            "{num:<6} {:<14} score={:>7} best={:<14} best-score={:>7}{}{}",
             r.played,
             score_in_men(r.played_score),
             r.best,
             score_in_men(r.best_score),
+            if r.book { "  book" } else { "" },
             if r.blunder { "  BLUNDER" } else { "" }
         );
     }
@@ -161,6 +184,9 @@ pub fn report_pdn<V: Variant>(
         .iter()
         .map(|r| {
             let mut c = format!("score {}", score_in_men(r.played_score));
+            if r.book {
+                c.push_str(", book");
+            }
             if r.best != r.played {
                 let _ = write!(c, ", best {} {}", r.best, score_in_men(r.best_score));
             }

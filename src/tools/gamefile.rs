@@ -31,10 +31,10 @@
 use std::io::Write;
 
 use crate::core::fen;
-use crate::core::moves::{Move, MoveList};
+use crate::core::moves::Move;
 use crate::core::position::Position;
 use crate::core::variant::{Color, Variant};
-use crate::core::{movegen, Game};
+use crate::core::Game;
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"DMSTGAME";
@@ -176,13 +176,7 @@ pub enum GameFileError {
     Io(#[from] std::io::Error),
 }
 
-/// The legal moves of `pos` in the file's canonical order: by from, to and captured set.
-pub fn canonical_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
-    let mut list = movegen::legal_moves(pos);
-    list.as_mut_slice()
-        .sort_unstable_by_key(|m| (m.from_bit(), m.to_bit(), m.captured().0));
-    list
-}
+pub use crate::core::movegen::canonical_moves;
 
 /// Appends the record of `game` (game number `number`) to `out`.
 pub fn encode_game<V: Variant>(out: &mut Vec<u8>, number: u32, game: &GameRecord<V>) {
@@ -353,6 +347,7 @@ pub fn write_header(out: &mut impl Write, header: &Header) -> std::io::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::movegen;
     use crate::core::variant::{International, Russian};
 
     fn sample_game() -> (Position<International>, Vec<ScoredMove<International>>) {

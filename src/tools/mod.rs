@@ -1,7 +1,10 @@
-//! Tools built on the engine: analysis, bench, perft, the match runner and weight tuning.
+//! Tools built on the engine: analysis, bench, perft, the match runner, self-play,
+//! training, weight tuning and the opening book builder.
 
 pub mod analyze;
 pub mod bench;
+pub mod book_builder;
+pub mod egdb_builder;
 pub mod gamefile;
 pub mod r#match;
 pub mod perft;

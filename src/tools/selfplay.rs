@@ -20,7 +20,7 @@ use crate::core::variant::Variant;
 use crate::engine::rng::Rng;
 use crate::engine::search::MATE_BOUND;
 use crate::engine::time::Limits;
-use crate::engine::{Engine, Mode, Options, SearchHandle};
+use crate::engine::{Engine, Mode, Options};
 use crate::tools::gamefile::{self, GameFileError, GameRecord, Header, Outcome};
 use crate::tools::r#match::openings;
 
@@ -111,13 +111,7 @@ pub fn play_game<V: Variant>(
             moves.push((m, None));
             continue;
         }
-        let out = engine.search(
-            &game,
-            &limits,
-            Mode::Analyze,
-            &SearchHandle::new(),
-            &mut |_| {},
-        );
+        let out = engine.search_to(&game, &limits, Mode::Analyze);
         let Some(m) = out.best else {
             break Outcome::win(side.opponent());
         };

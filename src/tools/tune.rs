@@ -19,7 +19,7 @@ use crate::core::{fen, movegen};
 use crate::engine::eval::{evaluate_with, Weights};
 use crate::engine::rng::Rng;
 use crate::engine::time::Limits;
-use crate::engine::{Engine, Mode, Options, SearchHandle};
+use crate::engine::{Engine, Mode, Options};
 
 /// A game longer than this many plies is scored as a draw.
 const MAX_PLIES: usize = 400;
@@ -107,13 +107,7 @@ fn play_game<V: Variant>(engine: &mut Engine, cfg: &GenerateConfig, index: usize
             if is_quiet(game.position()) {
                 quiet.push(fen::write(game.position()));
             }
-            let outcome = engine.search(
-                &game,
-                &limits,
-                Mode::Think,
-                &SearchHandle::new(),
-                &mut |_| {},
-            );
+            let outcome = engine.search_to(&game, &limits, Mode::Think);
             match outcome.best {
                 Some(m) => m,
                 None => {

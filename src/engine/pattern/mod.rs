@@ -54,12 +54,7 @@ const DIGIT: [u16; 16] = {
     t
 };
 
-/// Turns a layout bitboard of `V` round (square `i` goes to `SQUARES - 1 - i`).
-#[inline(always)]
-pub fn rotate<V: Variant>(b: u64) -> u64 {
-    let last = V::ROWS / 2 * V::STRIDE - 2;
-    b.reverse_bits() >> (63 - last)
-}
+pub use crate::core::position::rotate;
 
 /// The features of a position, from the side to move's point of view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -560,10 +560,9 @@ pub struct MatchOptions {
     /// Shuffle the openings, with an optional seed (default 1).
     #[arg(long, num_args = 0..=1, default_missing_value = "1", value_name = "SEED")]
     pub shuffle: Option<u64>,
-    /// Variant: international (alias normal, standard), brazilian, russian, english (alias
-    /// american, checkers), italian, spanish, pool, czech, platform (dama),
-    /// filipino.
-    #[arg(long, default_value = "international")]
+    /// The variant played (every name is accepted; see the README's table).
+    #[arg(long, default_value = "international",
+          help = format!("Variant: {}", VariantKind::names_text()))]
     pub variant: VariantKind,
     /// Draw when both engines' scores stay within SCORE men for COUNT moves each, from move
     /// NUMBER on: movenumber=N movecount=N score=S.

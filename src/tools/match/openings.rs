@@ -151,6 +151,7 @@ pub fn default_text(kind: VariantKind) -> &'static str {
         VariantKind::Platform => include_str!("../../../book/openings/platform.fen"),
         // the same rules as brazilian, so the same level openings
         VariantKind::Filipino => include_str!("../../../book/openings/brazilian.fen"),
+        VariantKind::Thai => include_str!("../../../book/openings/thai.fen"),
     }
 }
 

@@ -84,18 +84,9 @@ fn init_params(
     let user_sets_variant = spec.options.iter().any(|(n, _)| n == "variant");
     match engine.param("variant") {
         Some(p) if !user_sets_variant => {
-            let names: &[&str] = match config.variant {
-                VariantKind::International => &["normal", "international", "standard"],
-                VariantKind::Brazilian => &["brazilian"],
-                VariantKind::Russian => &["russian"],
-                VariantKind::English => &["english", "american", "checkers"],
-                VariantKind::Italian => &["italian"],
-                VariantKind::Spanish => &["spanish"],
-                VariantKind::Pool => &["pool"],
-                VariantKind::Czech => &["czech"],
-                VariantKind::Platform => &["platform"],
-                VariantKind::Filipino => &["filipino"],
-            };
+            // the Hub's name first, then every other name of the variant
+            let mut names = vec![config.variant.hub_name()];
+            names.extend(config.variant.names());
             let value = if p.values.is_empty() {
                 Some(names[0].to_string())
             } else {
