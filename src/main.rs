@@ -788,12 +788,12 @@ fn run_book(cmd: BookCommand) -> Result<(), String> {
             let mut engine = Engine::new(BuildConfig::default().engine);
             let s = builder::check_soundness::<V>(&b, margin, sample, nodes.max(1), &mut engine);
             println!(
-                "positions={} moves={} within-margin={} worst-gap={} mean-gap={:.1}",
+                "positions={} moves={} within-margin={} worst-gap={} mean-gap={:.3}",
                 s.positions,
                 s.moves,
                 s.within(margin),
                 score_text(s.worst()),
-                s.gaps.iter().sum::<i32>() as f64 / s.gaps.len().max(1) as f64
+                s.gaps.iter().sum::<i32>() as f64 / s.gaps.len().max(1) as f64 / 100.0
             );
             Ok(())
         }),

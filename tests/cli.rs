@@ -634,3 +634,25 @@ fn egdb_build_probe_verify_and_damaged_slices() {
     assert!(stderr(&o).contains("english-0201.egdb") && stderr(&o).contains("damaged"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_search_takes_draws_from_the_endgame_database() {
+    let dir = std::env::temp_dir().join(format!("damast-cli-egdb-s-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = dir.to_str().unwrap();
+    ok_lines(&["egdb", "build", "--pieces", "3", "--dir", d]);
+    // a king against two men: a draw by the database, which the search alone scores below 0
+    // at this depth
+    let fen = "W:WK1:B40,45";
+    let score = |extra: &[&str]| -> f64 {
+        let mut args = vec!["analyze", "--fen", fen, "--depth", "6"];
+        args.extend_from_slice(extra);
+        let lines = ok_lines(&args);
+        let last = lines.last().unwrap();
+        let s = last.split("score=").nth(1).unwrap();
+        s.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    assert!(score(&[]) < -0.05);
+    assert_eq!(score(&["--egdb-dir", d]), 0.0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

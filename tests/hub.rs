@@ -1317,3 +1317,57 @@ fn opening_book() {
     assert!(done_move(&done).is_some());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn endgame_database_parameters() {
+    let dir = std::env::temp_dir().join(format!("damast-hub-egdb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_damast"))
+        .args([
+            "egdb",
+            "build",
+            "--variant",
+            "english",
+            "--pieces",
+            "3",
+            "--dir",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut h = Hub::start();
+    h.send("set-param name=egdb-path value=/no/such/dir");
+    let got = h.sync();
+    assert!(
+        got.len() == 1 && got[0].starts_with("error") && got[0].contains("egdb-path"),
+        "{got:?}"
+    );
+    h.send("set-param name=variant value=english");
+    h.send(&format!(
+        "set-param name=egdb-path value=\"{}\"",
+        dir.display()
+    ));
+    assert!(h.sync().is_empty());
+    h.send("hub");
+    let (lines, _) = h.until("wait", SHORT);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("param name=egdb-pieces value=3 ")),
+        "{lines:?}"
+    );
+    h.send("init");
+    h.until("ready", SHORT);
+    // two kings against one (english): the search finds its way with the database's bounds
+    let pos = format!("pos pos=W{}B", "WW".to_string() + &"e".repeat(29));
+    let (info, done) = h.search(&pos, &["level depth=6"], "go think");
+    assert!(!info.iter().any(|l| l.starts_with("error")), "{info:?}");
+    let m = done_move(&done).unwrap();
+    assert!(m.starts_with("1-") || m.starts_with("2-"), "{m}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
