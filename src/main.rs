@@ -278,6 +278,9 @@ enum EgdbCommand {
         /// The database directory.
         #[arg(long, default_value = "egdb")]
         dir: std::path::PathBuf,
+        /// Check only this slice.
+        #[arg(long)]
+        only: Option<damast::engine::egdb::Signature>,
     },
 }
 
@@ -825,7 +828,7 @@ fn run_egdb(cmd: EgdbCommand) -> Result<(), String> {
             println!("wdl={}", wdl.name());
             Ok(())
         }),
-        EgdbCommand::Verify { variant, dir } => with_variant!(variant, V => {
+        EgdbCommand::Verify { variant, dir, only } => with_variant!(variant, V => {
             use damast::engine::egdb::{slice_file, Egdb, Signature};
             let db = Egdb::open(&dir, V::KIND, None);
             if db.pieces() == 0 {
@@ -833,7 +836,7 @@ fn run_egdb(cmd: EgdbCommand) -> Result<(), String> {
             }
             let mut bad = 0;
             for sig in Signature::up_to(db.pieces()) {
-                if !slice_file(&dir, V::KIND, sig).exists() {
+                if !slice_file(&dir, V::KIND, sig).exists() || only.is_some_and(|o| o != sig) {
                     continue;
                 }
                 let (checked, wrong) = damast::tools::egdb_builder::verify_slice::<V>(&db, sig, 5)

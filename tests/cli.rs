@@ -565,6 +565,18 @@ fn egdb_build_probe_verify_and_damaged_slices() {
     assert_eq!(probe("W:WK1:BK32"), vec!["wdl=draw"]);
     let verified = ok_lines(&["egdb", "verify", "--variant", "english", "--dir", d]);
     assert_eq!(verified.last().unwrap(), "ok");
+    let one = ok_lines(&[
+        "egdb",
+        "verify",
+        "--variant",
+        "english",
+        "--dir",
+        d,
+        "--only",
+        "0201",
+    ]);
+    assert_eq!(one.len(), 2, "{one:?}");
+    assert!(one[0].starts_with("slice=0201 "), "{one:?}");
     assert!(verified
         .iter()
         .all(|l| l == "ok" || l.ends_with(" wrong=0")));

@@ -437,6 +437,24 @@ mod tests {
         std::fs::remove_dir_all(&d).unwrap();
     }
 
+    /// Minutes on two cores: `cargo test --release -- --ignored four_pieces`.
+    #[test]
+    #[ignore]
+    fn four_pieces_international_three_kings_against_one() {
+        let d = dir("intl4");
+        build::<International>(&d, 4, None, &mut |_| {}).unwrap();
+        let db = Egdb::open(&d, International::KIND, None);
+        let probe = |f: &str| db.probe(&fen::parse::<International>(f).unwrap()).unwrap();
+        // three kings beat one, unless the lone king holds the long diagonal
+        assert_eq!(probe("W:WK1,K2,K3:BK45"), Wdl::Win);
+        assert_eq!(probe("W:WK1,K2,K3:BK46"), Wdl::Draw);
+        for sig in Signature::up_to(4) {
+            let (_, wrong) = verify_slice::<International>(&db, sig, 5).unwrap();
+            assert!(wrong.is_empty(), "{sig}: {wrong:?}");
+        }
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
     #[test]
     fn english_two_kings_beat_one() {
         let d = dir("eng3");
