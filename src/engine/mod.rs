@@ -7,6 +7,7 @@ pub mod book;
 pub mod egdb;
 pub mod eval;
 pub mod evaluator;
+pub mod filefmt;
 pub mod levels;
 pub mod pattern;
 pub mod rng;

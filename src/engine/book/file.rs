@@ -28,6 +28,7 @@
 //!
 //! and last a 4-byte FNV-1a checksum of every byte before it.
 
+use crate::engine::filefmt::fnv1a;
 use std::collections::BTreeMap;
 
 /// The file's first bytes.
@@ -77,16 +78,6 @@ pub enum BookError {
         /// The system's reason.
         reason: String,
     },
-}
-
-/// FNV-1a, 32 bits.
-fn fnv1a(bytes: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in bytes {
-        h ^= b as u32;
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
 }
 
 /// A book as stored: the search scores of the moves of each position, by hash.
@@ -191,11 +182,7 @@ impl RawBook {
     /// Writes the book to `path` safely: to a temporary file first, then renamed over it, so an
     /// interrupted write never leaves a damaged book.
     pub fn save(&self, path: &std::path::Path) -> std::io::Result<()> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        std::fs::write(&tmp, self.to_bytes())?;
-        std::fs::rename(&tmp, path)
+        crate::engine::filefmt::write_replacing(path, &self.to_bytes())
     }
 }
 

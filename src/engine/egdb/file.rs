@@ -19,6 +19,7 @@
 //! | 4 | FNV-1a checksum of every byte before it |
 
 use super::{Signature, Wdl};
+use crate::engine::filefmt::fnv1a;
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"DMSTEGDB";
@@ -72,15 +73,6 @@ pub enum EgdbError {
         /// The system's reason.
         reason: String,
     },
-}
-
-fn fnv1a(bytes: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in bytes {
-        h ^= b as u32;
-        h = h.wrapping_mul(0x0100_0193);
-    }
-    h
 }
 
 /// The values of one slice, two bits a position.
@@ -265,11 +257,7 @@ impl Slice {
 
     /// Writes the slice to `path` through a temporary file, so a crash never leaves half a file.
     pub fn save(&self, path: &std::path::Path) -> std::io::Result<()> {
-        let mut tmp = path.as_os_str().to_owned();
-        tmp.push(".tmp");
-        let tmp = std::path::PathBuf::from(tmp);
-        std::fs::write(&tmp, self.to_bytes())?;
-        std::fs::rename(&tmp, path)
+        crate::engine::filefmt::write_replacing(path, &self.to_bytes())
     }
 }
 

@@ -17,6 +17,7 @@
 //! | 4 | FNV-1a (32-bit) checksum of every byte before it |
 
 use super::{PatternEval, EXTRAS, STATES};
+use crate::engine::filefmt::fnv1a;
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"DMSTPAT1";
@@ -54,13 +55,6 @@ pub enum NetFileError {
     /// The checksum does not match.
     #[error("the net file's checksum does not match (damaged)")]
     Checksum,
-}
-
-/// FNV-1a, 32 bits.
-fn fnv1a(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811C_9DC5u32, |h, &b| {
-        (h ^ b as u32).wrapping_mul(0x0100_0193)
-    })
 }
 
 /// The bytes of `net` in the file format.
