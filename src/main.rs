@@ -820,20 +820,14 @@ fn run_egdb(cmd: EgdbCommand) -> Result<(), String> {
         }
         EgdbCommand::Probe { variant, dir, fen } => with_variant!(variant, V => {
             let pos = position::<V>(&Some(fen))?;
-            let db = damast::engine::egdb::Egdb::open(&dir, V::KIND, None);
-            if db.pieces() == 0 {
-                return Err(format!("no {} endgame database in {}", V::KIND.name(), dir.display()));
-            }
+            let db = open_egdb(&dir, variant)?;
             let wdl = db.probe(&pos).map_err(|e| e.to_string())?;
             println!("wdl={}", wdl.name());
             Ok(())
         }),
         EgdbCommand::Verify { variant, dir, only } => with_variant!(variant, V => {
-            use damast::engine::egdb::{slice_file, Egdb, Signature};
-            let db = Egdb::open(&dir, V::KIND, None);
-            if db.pieces() == 0 {
-                return Err(format!("no {} endgame database in {}", V::KIND.name(), dir.display()));
-            }
+            use damast::engine::egdb::{slice_file, Signature};
+            let db = open_egdb(&dir, variant)?;
             let mut bad = 0;
             for sig in Signature::up_to(db.pieces()) {
                 if !slice_file(&dir, V::KIND, sig).exists() || only.is_some_and(|o| o != sig) {
@@ -854,6 +848,22 @@ fn run_egdb(cmd: EgdbCommand) -> Result<(), String> {
             Ok(())
         }),
     }
+}
+
+/// The database of `kind` in `dir`; an error when it holds no slice.
+fn open_egdb(
+    dir: &std::path::Path,
+    kind: VariantKind,
+) -> Result<damast::engine::egdb::Egdb, String> {
+    let db = damast::engine::egdb::Egdb::open(dir, kind, None);
+    if db.pieces() == 0 {
+        return Err(format!(
+            "no {} endgame database in {}",
+            kind.name(),
+            dir.display()
+        ));
+    }
+    Ok(db)
 }
 
 fn run_egdb_build<V: Variant>(

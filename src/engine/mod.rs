@@ -108,8 +108,6 @@ pub struct Info<V: Variant> {
     pub pv: Vec<Move<V>>,
     /// The main thread's search counters since the search began.
     pub stats: SearchStats,
-    /// Whether the move comes from the opening book (no search).
-    pub book: bool,
 }
 
 impl<V: Variant> Info<V> {
@@ -140,8 +138,6 @@ pub struct Outcome<V: Variant> {
     pub time: f64,
     /// The principal variation.
     pub pv: Vec<Move<V>>,
-    /// Whether the move comes from the opening book (no search).
-    pub book: bool,
 }
 
 /// Controls a running search from another thread: stop it, or tell it the ponder move was played.
@@ -282,23 +278,24 @@ impl Engine {
         }
     }
 
-    /// The book move to play in the game's position, if the book is on, the position is in it
-    /// and closer to the start than the ply limit.
-    pub fn book_move<V: Variant>(&mut self, game: &Game<V>) -> Option<book::BookMove<V>> {
+    /// The moves the book may play in the game's position: none when the book is off, does not
+    /// hold the position, or holds it no closer to the start than the ply limit.
+    pub fn book_candidates<V: Variant>(&self, game: &Game<V>) -> Vec<book::BookMove<V>> {
         let o = &self.options.book;
-        if !o.enabled {
-            return None;
-        }
-        let (margin, max_ply) = (o.margin, o.max_ply);
         let pos = game.position();
-        let book = self.book::<V>()?;
-        if book.ply(pos)? >= max_ply {
-            return None;
+        match self.book::<V>() {
+            Some(b) if o.enabled && b.ply(pos).is_some_and(|p| p < o.max_ply) => {
+                b.candidates(pos, o.margin)
+            }
+            _ => Vec::new(),
         }
-        let mut rng = self.rng;
-        let choice = book.choose(pos, margin, &mut rng);
-        self.rng = rng;
-        choice
+    }
+
+    /// The book move to play in the game's position, drawn among the
+    /// [`book_candidates`](Self::book_candidates).
+    pub fn book_move<V: Variant>(&mut self, game: &Game<V>) -> Option<book::BookMove<V>> {
+        let candidates = self.book_candidates(game);
+        book::choose_among(&candidates, self.options.book.margin, &mut self.rng)
     }
 
     /// Forgets everything learnt in earlier searches.
@@ -337,7 +334,6 @@ impl Engine {
             nodes: 0,
             time: 0.0,
             pv: Vec::new(),
-            book: false,
         };
         if legal.is_empty() {
             return out;
@@ -366,7 +362,6 @@ impl Engine {
                     out.ponder = reply.first().map(|r| r.mv);
                     out.pv.extend(out.ponder);
                 }
-                out.book = true;
                 out.time = clock.elapsed();
                 on_info(&Info {
                     depth: 0,
@@ -376,7 +371,6 @@ impl Engine {
                     time: out.time,
                     pv: out.pv.clone(),
                     stats: SearchStats::default(),
-                    book: true,
                 });
                 return out;
             }
@@ -473,7 +467,6 @@ impl Engine {
                     time: clock.elapsed(),
                     pv: out.pv.clone(),
                     stats: w.stats(),
-                    book: false,
                 };
                 on_info(&info);
                 if w.stopped() {

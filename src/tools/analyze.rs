@@ -47,14 +47,10 @@ pub fn position<V: Variant>(
     out: &mut dyn FnMut(&str),
 ) {
     let pos = *game.position();
-    if let Some(db) = engine.egdb::<V>() {
-        if pos.occupied().count() <= db.pieces() {
-            if let Ok(wdl) = db.probe(&pos) {
-                out(&format!("egdb={}", wdl.name()));
-            }
-        }
+    if let Some(Ok(wdl)) = engine.egdb::<V>().map(|db| db.probe(&pos)) {
+        out(&format!("egdb={}", wdl.name()));
     }
-    for b in book_candidates(engine, game) {
+    for b in engine.book_candidates(game) {
         out(&format!(
             "book={} score={}",
             notation::pdn(&pos, &b.mv),
@@ -83,22 +79,6 @@ pub fn position<V: Variant>(
     }
 }
 
-/// The moves the engine's opening book would play in the game's position (empty when the book
-/// is off, has no such position, or the position lies beyond the book's ply limit).
-pub fn book_candidates<V: Variant>(
-    engine: &Engine,
-    game: &Game<V>,
-) -> Vec<crate::engine::book::BookMove<V>> {
-    let o = &engine.options().book;
-    let pos = game.position();
-    match engine.book::<V>() {
-        Some(book) if o.enabled && book.ply(pos).is_some_and(|p| p < o.max_ply) => {
-            book.candidates(pos, o.margin)
-        }
-        _ => Vec::new(),
-    }
-}
-
 /// The verdict on one played move.
 #[derive(Clone, Debug)]
 pub struct MoveReport {
@@ -122,7 +102,7 @@ pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) ->
     let mut reports = Vec::new();
     for m in game.moves() {
         let pos = *replay.position();
-        let book = book_candidates(engine, &replay).iter().any(|b| b.mv == *m);
+        let book = engine.book_candidates(&replay).iter().any(|b| b.mv == *m);
         let best = engine.search_to(&replay, limits, Mode::Analyze);
         let best_move = best.best.unwrap_or(*m);
         let _ = replay.play(*m);

@@ -18,9 +18,9 @@ use rayon::prelude::*;
 
 use crate::core::movegen;
 use crate::core::position::Position;
-use crate::core::variant::{Color, Variant};
+use crate::core::variant::Variant;
 use crate::engine::egdb::file::{DRAW, INVALID, LOSS, WIN};
-use crate::engine::egdb::{slice_file, Egdb, Indexer, ProbeError, Signature, Slice};
+use crate::engine::egdb::{slice_file, white_to_move, Egdb, Indexer, ProbeError, Signature, Slice};
 
 /// What happens during a build, for progress reports.
 #[derive(Clone, Debug)]
@@ -82,7 +82,7 @@ fn successor_code<V: Variant>(
     if after.pieces(after.side()).is_empty() {
         return Ok(LOSS);
     }
-    let white = after.turned();
+    let white = white_to_move(after);
     let sig = Signature::of(&white);
     let i = Indexer::<V>::new(sig).index(&white);
     if let Some((_, codes)) = solving.iter().find(|(s, _)| *s == sig) {
@@ -92,7 +92,7 @@ fn successor_code<V: Variant>(
 }
 
 /// The code that the successors' codes prove for `pos` (White to move), or `DRAW` when they
-/// prove nothing yet.
+/// prove nothing (yet, while solving; at all, at the fixed point).
 fn solve_one<V: Variant>(
     pos: &Position<V>,
     solving: &[(Signature, &[AtomicU8])],
@@ -266,34 +266,11 @@ pub fn verify_slice<V: Variant>(
             let pos = ix.position(i)?;
             checked.fetch_add(1, Ordering::Relaxed);
             let stored = slice.code(i);
-            // what the successors say, the fixed point's rule
-            let moves = movegen::legal_moves(&pos);
-            let mut all_won = true;
-            let mut wins = false;
-            for m in moves.iter() {
-                let after = pos.make(m);
-                let code = if after.pieces(after.side()).is_empty() {
-                    LOSS
-                } else {
-                    let w = after.turned();
-                    let s = Signature::of(&w);
-                    match db.slice(s) {
-                        Ok(sl) => sl.code(Indexer::<V>::new(s).index(&w)),
-                        Err(e) => return Some(Err(e)),
-                    }
-                };
-                match code {
-                    LOSS => wins = true,
-                    WIN => {}
-                    _ => all_won = false,
-                }
-            }
-            let expected = if wins {
-                WIN
-            } else if all_won {
-                LOSS
-            } else {
-                DRAW
+            // what the successors say, by the rule the passes applied (every successor from
+            // the files, this slice's own included)
+            let expected = match solve_one(&pos, &[], db) {
+                Ok(code) => code,
+                Err(e) => return Some(Err(e)),
             };
             (expected != stored).then_some(Ok((i, stored, expected)))
         })
@@ -302,15 +279,6 @@ pub fn verify_slice<V: Variant>(
     wrong.sort_unstable();
     wrong.truncate(limit);
     Ok((checked.into_inner(), wrong))
-}
-
-/// A position of the side to move White from a position of either side to move.
-pub fn white_to_move<V: Variant>(pos: &Position<V>) -> Position<V> {
-    if pos.side() == Color::White {
-        *pos
-    } else {
-        pos.turned()
-    }
 }
 
 #[cfg(test)]

@@ -232,19 +232,7 @@ impl Book {
         margin: i32,
         rng: &mut Rng,
     ) -> Option<BookMove<V>> {
-        let c = self.candidates(pos, margin);
-        let best = c.first()?.score;
-        let weight = |b: &BookMove<V>| (margin.max(0) + 1 - (best - b.score)) as u64;
-        let total: u64 = c.iter().map(weight).sum();
-        let mut r = rng.next_u64() % total;
-        for b in &c {
-            let w = weight(b);
-            if r < w {
-                return Some(*b);
-            }
-            r -= w;
-        }
-        c.last().copied()
+        choose_among(&self.candidates(pos, margin), margin, rng)
     }
 
     /// Size and shape.
@@ -269,6 +257,27 @@ impl Book {
             nodes: self.nodes,
         }
     }
+}
+
+/// A random move of `candidates` (best first, all within `margin` of the first), weighted by
+/// score: the best has weight `margin + 1`, one a hundredth worse `margin`, and so on down to 1.
+pub fn choose_among<V: Variant>(
+    candidates: &[BookMove<V>],
+    margin: i32,
+    rng: &mut Rng,
+) -> Option<BookMove<V>> {
+    let best = candidates.first()?.score;
+    let weight = |b: &BookMove<V>| (margin.max(0) + 1 - (best - b.score)) as u64;
+    let total: u64 = candidates.iter().map(weight).sum();
+    let mut r = rng.next_u64() % total;
+    for b in candidates {
+        let w = weight(b);
+        if r < w {
+            return Some(*b);
+        }
+        r -= w;
+    }
+    candidates.last().copied()
 }
 
 /// Fewest plies from `start` to every stored position (breadth first through stored ones).

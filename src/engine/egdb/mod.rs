@@ -180,6 +180,15 @@ pub enum ProbeError {
     Variant(VariantKind),
 }
 
+/// The position as a slice stores it: `pos` itself with White to move, else turned round.
+pub fn white_to_move<V: Variant>(pos: &Position<V>) -> Position<V> {
+    if pos.side() == Color::White {
+        *pos
+    } else {
+        pos.turned()
+    }
+}
+
 /// The file name of a slice of variant `kind`.
 pub fn slice_file(dir: &Path, kind: VariantKind, sig: Signature) -> PathBuf {
     dir.join(format!("{}-{sig}.egdb", kind.name()))
@@ -268,11 +277,7 @@ impl Egdb {
         if pos.pieces(pos.side().opponent()).is_empty() {
             return Ok(Wdl::Win);
         }
-        let white = if pos.side() == Color::White {
-            *pos
-        } else {
-            pos.turned()
-        };
+        let white = white_to_move(pos);
         let sig = Signature::of(&white);
         let slice = self.slice(sig)?;
         Ok(slice
