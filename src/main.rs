@@ -87,6 +87,25 @@ enum Command {
     },
     /// Speak the Hub protocol on standard input and output.
     Hub,
+    /// Serve a board in the browser to play and analyse, and its JSON API (on loopback).
+    Serve {
+        /// Address to listen on; port 0 picks a free port. The first line printed is
+        /// `listening on http://ADDR/`.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        listen: std::net::SocketAddr,
+        /// Open the page in the default browser.
+        #[arg(long)]
+        open: bool,
+        /// Games kept at most.
+        #[arg(long, default_value_t = 64)]
+        max_games: usize,
+        /// Minutes after which an untouched game is removed.
+        #[arg(long, default_value_t = 30)]
+        idle_minutes: u64,
+        /// Engines, i.e. searches running at once (each one thread).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
     /// Play a match (two engines) or a round robin (more) between Hub engines.
     Match(Box<damast::tools::r#match::MatchArgs>),
     /// Play engine against engine over TCP with DXP (DamExchange), as follower or initiator.
@@ -1199,6 +1218,21 @@ fn main() -> ExitCode {
         Command::Book(cmd) => run_book(cmd),
         Command::Egdb(cmd) => run_egdb(cmd),
         Command::Hub => return damast::protocol::hub::run(),
+        Command::Serve {
+            listen,
+            open,
+            max_games,
+            idle_minutes,
+            threads,
+        } => run_serve(
+            &damast::serve::ServeConfig {
+                listen,
+                max_games,
+                idle_minutes,
+                engines: threads,
+            },
+            open,
+        ),
         Command::Match(args) => run_match(*args),
         Command::Dxp(args) => match run_dxp(args) {
             Err(damast::protocol::dxp::RunError::NotAccepted(e)) => {
@@ -1215,4 +1249,25 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `damast serve`: binds, says where, optionally opens a browser, and serves.
+fn run_serve(config: &damast::serve::ServeConfig, open: bool) -> Result<(), String> {
+    let server = damast::serve::Server::bind(config).map_err(|e| e.to_string())?;
+    let addr = server.addr().unwrap_or(config.listen);
+    let url = format!("http://{addr}/");
+    println!("listening on {url}");
+    let _ = std::io::Write::flush(&mut std::io::stdout());
+    if open {
+        let opener = if cfg!(target_os = "macos") {
+            "open"
+        } else {
+            "xdg-open"
+        };
+        if let Err(e) = std::process::Command::new(opener).arg(&url).spawn() {
+            eprintln!("damast: cannot open a browser ({opener}: {e}); open {url} yourself");
+        }
+    }
+    server.run();
+    Ok(())
 }

@@ -218,6 +218,55 @@ impl DrawClocks {
     }
 }
 
+impl DrawClocks {
+    /// The draw rule whose count is running in `pos`, with the plies left before it draws the
+    /// game (a rule that could draw: the lone-king clocks once started, the king-move and
+    /// unchanged-material counts once at least one ply has been counted).
+    pub fn running<V: Variant>(&self, pos: &Position<V>) -> Option<(DrawReason, u32)> {
+        let left = |limit: u32, count: u32| limit.saturating_sub(count);
+        match V::DRAW_RULES {
+            DrawRules::Fmjd100 => {
+                if let Some(n) = self.short_endgame {
+                    Some((DrawReason::FiveMoves, n))
+                } else if let Some(n) = self.long_endgame {
+                    Some((DrawReason::SixteenMoves, n))
+                } else {
+                    (self.reversible > 0)
+                        .then(|| (DrawReason::TwentyFiveMoves, left(50, self.reversible)))
+                }
+            }
+            DrawRules::Fmjd64 => {
+                let material_limit = match pos.occupied().count() {
+                    4 | 5 => Some(60),
+                    6 | 7 => Some(120),
+                    _ => None,
+                };
+                if let Some(n) = self.short_endgame {
+                    Some((DrawReason::FiveMoves, n))
+                } else if let Some(n) = self.long_endgame {
+                    Some((DrawReason::ThreeKingsAgainstOne, n))
+                } else if self.reversible > 0 {
+                    Some((DrawReason::FifteenKingMoves, left(30, self.reversible)))
+                } else {
+                    material_limit
+                        .filter(|_| self.unchanged_material > 0)
+                        .map(|l| {
+                            (
+                                DrawReason::UnchangedMaterial,
+                                left(l, self.unchanged_material),
+                            )
+                        })
+                }
+            }
+            DrawRules::English | DrawRules::Italian | DrawRules::Plain => {
+                (self.reversible > 0).then(|| (DrawReason::FortyMoves, left(80, self.reversible)))
+            }
+            DrawRules::Platform => (self.reversible > 0)
+                .then(|| (DrawReason::TwentyFiveMoves, left(50, self.reversible))),
+        }
+    }
+}
+
 /// A game: a start position, the moves played from it, and every position and draw clock on the
 /// way, so that repetitions and draw rules are known at every point.
 #[derive(Clone, Debug)]
@@ -339,6 +388,24 @@ impl<V: Variant> Game<V> {
             .count()
     }
 
+    /// Why the rules ended the game, in words (`white has no legal move`, `draw: 25-move
+    /// rule`), or `None` while it goes on.
+    pub fn result_reason(&self) -> Option<String> {
+        let colour = |c: Color| if c == Color::White { "white" } else { "black" };
+        match self.result() {
+            GameResult::Ongoing => None,
+            GameResult::Draw(d) => Some(format!("draw: {}", d.describe())),
+            GameResult::Win(w) => {
+                let loser = w.opponent();
+                Some(if self.position().pieces(loser).is_empty() {
+                    format!("{} has no pieces left", colour(loser))
+                } else {
+                    format!("{} has no legal move", colour(loser))
+                })
+            }
+        }
+    }
+
     /// The result by the rules in the current position.
     pub fn result(&self) -> GameResult {
         let pos = self.position();
@@ -422,6 +489,33 @@ mod tests {
             r.play_text(m).unwrap();
         }
         assert_eq!(r.result(), GameResult::Draw(DrawReason::Repetition));
+    }
+
+    #[test]
+    fn running_draw_rules_count_down() {
+        use crate::core::variant::English;
+        let mut g: Game<International> = Game::from_fen("W:WK46,K47:BK5,K4").unwrap();
+        assert_eq!(g.clocks().running(g.position()), None);
+        g.play_text("46-41").unwrap();
+        assert_eq!(
+            g.clocks().running(g.position()),
+            Some((DrawReason::TwentyFiveMoves, 49))
+        );
+        // a lone king against a king and a man: the 5-move clock, 10 plies
+        let g: Game<International> = Game::from_fen("W:WK46,40:BK5").unwrap();
+        assert_eq!(
+            g.clocks().running(g.position()),
+            Some((DrawReason::FiveMoves, 10))
+        );
+        let mut e: Game<English> = Game::from_fen("W:WK29:BK4").unwrap();
+        e.play_text("29-25").unwrap();
+        assert_eq!(
+            e.clocks().running(e.position()),
+            Some((DrawReason::FortyMoves, 79))
+        );
+        assert_eq!(Game::<International>::default().result_reason(), None);
+        let lost: Game<International> = Game::from_fen("W:W46:B41,37").unwrap();
+        assert_eq!(lost.result_reason().unwrap(), "white has no legal move");
     }
 
     #[test]

@@ -202,6 +202,15 @@ impl VariantKind {
     }
 }
 
+impl VariantKind {
+    /// The variant of a PDN GameType number (`20` international, `21` english, ...).
+    pub fn from_game_type(number: u32) -> Option<VariantKind> {
+        VariantKind::ALL
+            .into_iter()
+            .find(|k| k.game_type() == number)
+    }
+}
+
 impl fmt::Display for VariantKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

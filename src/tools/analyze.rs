@@ -98,9 +98,26 @@ pub struct MoveReport {
 
 /// Analyses every move of a game with `limits` per position.
 pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) -> Vec<MoveReport> {
+    game_with(engine, game, limits, &SearchHandle::new(), &mut |_| {})
+}
+
+/// Analyses every move of a game with `limits` per position, calling `on_report` after each
+/// move; stops early (with the moves done so far) when `cancel` is stopped. Each search has a
+/// handle of its own (a search stops its handle when its time is up); `cancel` is looked at
+/// between searches.
+pub fn game_with<V: Variant>(
+    engine: &mut Engine,
+    game: &Game<V>,
+    limits: &Limits,
+    cancel: &SearchHandle,
+    on_report: &mut dyn FnMut(&MoveReport),
+) -> Vec<MoveReport> {
     let mut replay = Game::new(*game.start());
     let mut reports = Vec::new();
     for m in game.moves() {
+        if cancel.is_stopped() {
+            break;
+        }
         let pos = *replay.position();
         let book = engine.book_candidates(&replay).iter().any(|b| b.mv == *m);
         let best = engine.search_to(&replay, limits, Mode::Analyze);
@@ -117,6 +134,10 @@ pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) ->
                 -after.score
             }
         };
+        if cancel.is_stopped() {
+            // stopped meanwhile: the caller no longer wants this move's verdict
+            break;
+        }
         reports.push(MoveReport {
             played: notation::pdn(&pos, m),
             best: notation::pdn(&pos, &best_move),
@@ -125,6 +146,7 @@ pub fn game<V: Variant>(engine: &mut Engine, game: &Game<V>, limits: &Limits) ->
             blunder: best.score - played_score >= BLUNDER && Some(*m) != best.best,
             book,
         });
+        on_report(reports.last().expect("just pushed"));
     }
     reports
 }
