@@ -951,10 +951,10 @@ mod tests {
 
     #[test]
     fn state_lists_moves_captures_and_the_draw_count() {
-        let st = state_of_fen::<International>("W:W28,K46:B23,19");
+        let st = state_of_fen::<International>("W:W28,K50:B23");
         assert_eq!(st.must_capture, vec![28]);
         assert!(st.legal.iter().all(|m| !m.captured.is_empty()));
-        assert_eq!(st.legal[0].path, vec![28, 17]);
+        assert_eq!(st.legal[0].path, vec![28, 19]);
         assert!(st.draw_rule.is_none());
         let st = state_of_fen::<International>("W:WK46,40:BK5");
         let d = st.draw_rule.unwrap();

@@ -13,10 +13,9 @@
 pub mod file;
 pub mod index;
 
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 
 use crate::core::position::Position;
 use crate::core::variant::{Color, Variant, VariantKind};
@@ -194,13 +193,23 @@ pub fn slice_file(dir: &Path, kind: VariantKind, sig: Signature) -> PathBuf {
     dir.join(format!("{}-{sig}.egdb", kind.name()))
 }
 
-/// A directory of slices for one variant, read on demand and kept in memory.
+/// Slots of the slice cache: one per signature of up to 9 pieces (four decimal digits).
+const SLOTS: usize = 10_000;
+
+/// A directory of slices for one variant, read on demand and kept in memory. The cache has one
+/// slot per signature, filled once, so a probe takes no lock once its slice is loaded.
 #[derive(Debug)]
 pub struct Egdb {
     dir: PathBuf,
     kind: VariantKind,
     pieces: u32,
-    slices: Mutex<HashMap<Signature, Arc<Slice>>>,
+    slices: Box<[OnceLock<Arc<Slice>>]>,
+}
+
+/// The cache slot of a signature.
+fn slot(sig: Signature) -> usize {
+    let d = |n: u8| usize::from(n.min(9));
+    ((d(sig.men) * 10 + d(sig.kings)) * 10 + d(sig.their_men)) * 10 + d(sig.their_kings)
 }
 
 impl Egdb {
@@ -217,7 +226,7 @@ impl Egdb {
             dir: dir.to_path_buf(),
             kind,
             pieces: pieces.map_or(found, |p| p.min(9)),
-            slices: Mutex::new(HashMap::new()),
+            slices: (0..SLOTS).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -236,9 +245,11 @@ impl Egdb {
         self.pieces
     }
 
-    /// The slice of `sig`, read on first use.
+    /// The slice of `sig`, read on first use. Only a slice that loads is kept: a missing or
+    /// damaged file is looked at again next time (the builder writes slices as it goes).
     pub fn slice(&self, sig: Signature) -> Result<Arc<Slice>, ProbeError> {
-        if let Some(s) = self.slices.lock().expect("not poisoned").get(&sig) {
+        let cell = &self.slices[slot(sig)];
+        if let Some(s) = cell.get() {
             return Ok(s.clone());
         }
         let path = slice_file(&self.dir, self.kind, sig);
@@ -251,12 +262,8 @@ impl Egdb {
                 source,
             }
         })?;
-        let slice = Arc::new(slice);
-        self.slices
-            .lock()
-            .expect("not poisoned")
-            .insert(sig, slice.clone());
-        Ok(slice)
+        // two threads may load it at once: the first one stored wins, both are the same
+        Ok(cell.get_or_init(|| Arc::new(slice)).clone())
     }
 
     /// The value of `pos` for its side to move under the rules without move-counting draws.
@@ -289,6 +296,7 @@ impl Egdb {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn signatures_come_after_what_they_lead_to() {
@@ -308,6 +316,13 @@ mod tests {
                 assert!(place[&c] < place[s]);
             }
         }
+        // every signature has a cache slot of its own
+        let mut slots: Vec<usize> = Signature::up_to(9).into_iter().map(slot).collect();
+        let n = slots.len();
+        slots.sort_unstable();
+        slots.dedup();
+        assert_eq!(slots.len(), n);
+        assert!(slots.iter().all(|&s| s < SLOTS));
         // 2 pieces: 1 against 1 in 4 ways (man or king each)
         assert_eq!(all.iter().filter(|s| s.pieces() == 2).count(), 4);
         assert!("12x4".parse::<Signature>().is_err());
