@@ -75,8 +75,12 @@ impl Entry {
         serde_json::to_string(&state).expect("the state serializes")
     }
 
-    fn send(&self, text: String) {
+    /// Sends a frame to every stream. The frame is made while the streams are locked, so that
+    /// frames made from the game's state reach every stream in the order the states occurred
+    /// (the lock order is always streams, then board; nothing publishes holding the board).
+    fn broadcast(&self, make: impl FnOnce() -> Option<String>) {
         let mut subs = self.subscribers.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(text) = make() else { return };
         // a closed stream or one that stopped reading is dropped
         subs.retain(|s| match s.try_send(text.clone()) {
             Ok(()) => true,
@@ -87,38 +91,37 @@ impl Entry {
     /// Sends an event to every stream of this game.
     pub fn publish(&self, event: Event) {
         match event {
-            Event::Info(info) => self.send(frame(
-                "info",
-                &serde_json::to_string(&info).expect("info serializes"),
-            )),
+            Event::Info(info) => self.broadcast(|| {
+                Some(frame(
+                    "info",
+                    &serde_json::to_string(&info).expect("info serializes"),
+                ))
+            }),
         }
     }
 
     /// Sends the state to every stream.
     pub fn publish_state(&self) {
-        let json = self.state_json();
-        self.send(frame("state", &json));
+        self.broadcast(|| Some(frame("state", &self.state_json())));
     }
 
     /// Sends the review's progress to every stream.
     pub fn publish_review(&self) {
-        let review = self.lock().state(&self.id).review;
-        if let Some(r) = review {
-            self.send(frame(
+        self.broadcast(|| {
+            let review = self.lock().state(&self.id).review?;
+            Some(frame(
                 "review",
-                &serde_json::to_string(&r).expect("review serializes"),
-            ));
-        }
+                &serde_json::to_string(&review).expect("review serializes"),
+            ))
+        });
     }
 
     /// A new event stream, starting with the current state.
     pub fn subscribe(&self) -> Receiver<String> {
         let (tx, rx) = crossbeam_channel::bounded(STREAM_BACKLOG);
+        let mut subs = self.subscribers.lock().unwrap_or_else(|e| e.into_inner());
         let _ = tx.try_send(frame("state", &self.state_json()));
-        self.subscribers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(tx);
+        subs.push(tx);
         rx
     }
 

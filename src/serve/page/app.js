@@ -247,11 +247,15 @@ async function resync() {
   }
 }
 
-/** What a state must agree on to show the same thing. */
+/**
+ * What a state must agree on to show the same thing. A review's progress is left out: it comes
+ * in `review` events between state events, so a read during a review differs from the last
+ * state event without anything being out of order.
+ */
 function stateKey(s) {
   const r = s.review;
   return [s.ply, s.redo, s.fen, s.thinking, s.analysing, s.result ? s.result.score : '',
-    s.engine, s.level, s.movetime, r ? `${r.done}/${r.total}/${r.running}` : ''].join('|');
+    s.engine, s.level, s.movetime, r ? `${r.total}/${r.running}` : ''].join('|');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1051,7 +1055,8 @@ function bindControls() {
     const body = { pdn, ...formSettings() };
     if (!/\[\s*GameType\b/i.test(pdn)) body.variant = $('variant').value;
     await createGame(body);
-    showMessage(`Imported: ${ui.game.ply} moves.`);
+    const n = ui.game.ply;
+    showMessage(`Imported a game of ${n} move${n === 1 ? '' : 's'}.`);
   });
   click('export-pdn', exportPdn);
 
