@@ -28,8 +28,9 @@ use eval::Weights;
 use evaluator::{EvalKind, Evaluator};
 use levels::Level;
 use pattern::PatternEval;
+pub use search::SearchParams;
 pub use search::SearchStats;
-use search::{SearchParams, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
+use search::{Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
 use time::{Clock, Limits};
 use tt::Tt;
 
@@ -63,6 +64,8 @@ pub struct Options {
     pub book: BookOptions,
     /// The endgame database, used by searches of its variant.
     pub egdb: Option<Arc<egdb::Egdb>>,
+    /// The search's settings.
+    pub search: SearchParams,
 }
 
 impl Default for Options {
@@ -76,6 +79,7 @@ impl Default for Options {
             net: None,
             book: BookOptions::default(),
             egdb: None,
+            search: SearchParams::DEFAULT,
         }
     }
 }
@@ -175,7 +179,6 @@ pub struct Engine {
     tt: Tt,
     rng: rng::Rng,
     weights: Weights,
-    params: SearchParams,
 }
 
 impl Default for Engine {
@@ -199,7 +202,6 @@ impl Engine {
             tt,
             rng,
             weights: Weights::DEFAULT,
-            params: SearchParams::DEFAULT,
         }
     }
 
@@ -247,7 +249,7 @@ impl Engine {
 
     /// Sets the search's selectivity (for tuning and for measuring one setting against another).
     pub fn set_search_params(&mut self, params: SearchParams) {
-        self.params = params;
+        self.options.search = params;
     }
 
     /// Sets the endgame database (`None`: none).
@@ -390,7 +392,7 @@ impl Engine {
             clock: &clock,
             node_limit: limits.nodes,
             eval: self.evaluator::<V>(),
-            params: self.params,
+            params: self.options.search,
             ponder_hit: Some(&handle.ponder_hit),
             egdb: self.egdb::<V>(),
         };
@@ -537,7 +539,7 @@ impl Engine {
             clock: &clock,
             node_limit: None,
             eval: self.evaluator::<V>(),
-            params: self.params,
+            params: self.options.search,
             ponder_hit: None,
             egdb: self.egdb::<V>(),
         };

@@ -42,6 +42,12 @@ pub struct SearchParams {
     /// At the horizon, a quiet position in which the opponent threatens a capture gets one more
     /// ply of search instead of a static score.
     pub threat_ply: bool,
+    /// Internal iterative reduction: a node of this depth or more with no table move is searched
+    /// one ply shallower (its move order is a guess anyway). 0 turns it off.
+    pub iir_depth: i32,
+    /// On a quiet cutoff, the quiet moves tried before the cutting one lose history; history
+    /// updates saturate (gravity) instead of being halved all at once.
+    pub history_malus: bool,
 }
 
 impl SearchParams {
@@ -53,6 +59,8 @@ impl SearchParams {
         futility_depth: 3,
         late_move_count: 10,
         threat_ply: true,
+        iir_depth: 0,
+        history_malus: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -64,7 +72,61 @@ impl SearchParams {
         futility_depth: 0,
         late_move_count: 0,
         threat_ply: false,
+        iir_depth: 0,
+        history_malus: false,
     };
+
+    /// The names [`set`](Self::set) takes, each with its current value's text.
+    pub fn values(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("lmr", self.lmr.to_string()),
+            ("lmr-divisor", self.lmr_divisor.to_string()),
+            ("futility-margin", self.futility_margin.to_string()),
+            ("futility-depth", self.futility_depth.to_string()),
+            ("late-move-count", self.late_move_count.to_string()),
+            ("threat-ply", self.threat_ply.to_string()),
+            ("iir-depth", self.iir_depth.to_string()),
+            ("history-malus", self.history_malus.to_string()),
+        ]
+    }
+
+    /// Sets one parameter by name (as [`values`](Self::values) lists them); a bad name or
+    /// value changes nothing and is described in the error.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let int = |lo: i32, hi: i32| {
+            value
+                .trim()
+                .parse::<i32>()
+                .ok()
+                .filter(|v| (lo..=hi).contains(v))
+                .ok_or_else(|| format!("bad value '{value}' for {name} (expected {lo} to {hi})"))
+        };
+        let flag = || match value.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "on" | "yes" => Ok(true),
+            "false" | "0" | "off" | "no" => Ok(false),
+            _ => Err(format!(
+                "bad value '{value}' for {name} (expected true or false)"
+            )),
+        };
+        match name {
+            "lmr" => self.lmr = flag()?,
+            "lmr-divisor" => self.lmr_divisor = int(0, 1000)?,
+            "futility-margin" => self.futility_margin = int(0, 1000)?,
+            "futility-depth" => self.futility_depth = int(0, 10)?,
+            "late-move-count" => self.late_move_count = int(0, 64)? as usize,
+            "threat-ply" => self.threat_ply = flag()?,
+            "iir-depth" => self.iir_depth = int(0, 64)?,
+            "history-malus" => self.history_malus = flag()?,
+            _ => {
+                let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
+                return Err(format!(
+                    "unknown search parameter '{name}' (expected one of: {})",
+                    names.join(", ")
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Default for SearchParams {
@@ -121,6 +183,16 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     } else {
         score
     }
+}
+
+/// The bound of a history score under gravity: it stays within ±this.
+const HISTORY_MAX: i32 = 1 << 14;
+
+/// Moves a history score by `bonus`, less the closer it already is to the bound in that
+/// direction (so scores saturate and old ones fade as new ones come).
+#[inline]
+fn gravity(h: &mut i32, bonus: i32) {
+    *h += bonus - *h * bonus.abs() / HISTORY_MAX;
 }
 
 /// The late-move reductions by depth and move number (from 0): they grow with the logarithms of
@@ -494,6 +566,8 @@ impl<'a, V: Variant> Worker<'a, V> {
         let mut depth = depth;
         if list.len() == 1 && depth > 0 && !is_root && ply < MAX_PLY / 2 {
             depth += 1;
+        } else if tt_move == 0 && params.iir_depth > 0 && depth >= params.iir_depth && !is_root {
+            depth -= 1;
         }
 
         // Order: table move, then by capture size and promotion, killers, history.
@@ -648,11 +722,22 @@ impl<'a, V: Variant> Worker<'a, V> {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = code;
                             }
-                            let h = &mut self.history[side * 4096 + m.from_to_code()];
-                            *h += depth * depth;
-                            if *h > 1 << 20 {
-                                for v in self.history.iter_mut() {
-                                    *v /= 2;
+                            if params.history_malus {
+                                let bonus = (depth * depth).min(HISTORY_MAX / 4);
+                                for tried in &moves[..i] {
+                                    if !tried.is_capture() && !tried.is_promotion() {
+                                        let slot = side * 4096 + tried.from_to_code();
+                                        gravity(&mut self.history[slot], -bonus);
+                                    }
+                                }
+                                gravity(&mut self.history[side * 4096 + m.from_to_code()], bonus);
+                            } else {
+                                let h = &mut self.history[side * 4096 + m.from_to_code()];
+                                *h += depth * depth;
+                                if *h > 1 << 20 {
+                                    for v in self.history.iter_mut() {
+                                        *v /= 2;
+                                    }
                                 }
                             }
                         }
@@ -686,5 +771,29 @@ impl<'a, V: Variant> Worker<'a, V> {
     /// Adds this worker's unreported nodes to the shared count.
     pub fn finish(&mut self) {
         self.flush_nodes();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_are_set_by_name() {
+        let mut p = SearchParams::DEFAULT;
+        for (name, value) in SearchParams::BASELINE.values() {
+            p.set(name, &value).unwrap();
+        }
+        assert_eq!(p, SearchParams::BASELINE);
+        assert!(p.set("lmr-divisor", "x").is_err());
+        assert!(p.set("no-such", "1").is_err());
+        assert_eq!(p, SearchParams::BASELINE);
+        let mut h = 0;
+        for _ in 0..1000 {
+            gravity(&mut h, 400);
+        }
+        assert!(h > 0 && h <= HISTORY_MAX, "{h}");
+        gravity(&mut h, -400);
+        assert!(h < HISTORY_MAX);
     }
 }

@@ -30,7 +30,9 @@ use crate::engine::evaluator::EvalKind;
 use crate::engine::levels::Level;
 use crate::engine::pattern::PatternEval;
 use crate::engine::time::Limits;
-use crate::engine::{score_in_men, Engine, Info, Mode, Options, Outcome, SearchHandle};
+use crate::engine::{
+    score_in_men, Engine, Info, Mode, Options, Outcome, SearchHandle, SearchParams,
+};
 use crate::with_variant;
 
 /// The longest input line accepted, in bytes (without the line end). Longer lines are skipped
@@ -306,6 +308,8 @@ struct Settings {
     egdb_pieces: Option<u32>,
     /// The database opened from them for the current variant.
     egdb: Option<Arc<Egdb>>,
+    /// The search's settings (`search-*` parameters).
+    search: SearchParams,
 }
 
 impl Default for Settings {
@@ -325,6 +329,7 @@ impl Default for Settings {
             egdb_path: None,
             egdb_pieces: None,
             egdb: None,
+            search: SearchParams::DEFAULT,
         }
     }
 }
@@ -340,6 +345,7 @@ enum Change {
     Eval,
     Book,
     Egdb,
+    Search,
 }
 
 /// The values declared for the `variant` parameter: "normal" (what Hub clients send for
@@ -466,6 +472,11 @@ impl Settings {
             "egdb-path",
             "egdb-pieces",
         ];
+        if let Some(p) = name.strip_prefix("search-") {
+            let value = value.ok_or_else(|| format!("missing value for {name}"))?;
+            self.search.set(p, value)?;
+            return Ok(Change::Search);
+        }
         if !known.contains(&name) {
             log::debug!("hub: ignoring unknown parameter '{name}'");
             return Ok(Change::Nothing);
@@ -593,6 +604,7 @@ impl Settings {
             book: self.book.clone(),
             seed: self.seed,
             egdb: self.egdb.clone(),
+            search: self.search,
         }
     }
 }
@@ -917,6 +929,7 @@ impl<'a, V: Variant> Session<'a, V> {
                         }
                         Change::Book => engine.set_book(s.book.clone()),
                         Change::Egdb => engine.set_egdb(s.egdb.clone()),
+                        Change::Search => engine.set_search_params(s.search),
                         Change::Variant => engine.new_game(),
                         Change::Nothing => {}
                     }
@@ -1219,9 +1232,15 @@ mod tests {
             ("book-file", "/no/such/book"),
             ("egdb-path", "/no/such/dir"),
             ("egdb-pieces", "10"),
+            ("search-iir-depth", "-1"),
+            ("search-history-malus", "maybe"),
+            ("search-nonsense", "1"),
         ] {
             assert!(s.set(n, Some(v)).is_err(), "{n}={v}");
         }
+        assert_eq!(s.search, SearchParams::DEFAULT);
+        assert_eq!(s.set("search-iir-depth", Some("5")), Ok(Change::Search));
+        assert_eq!(s.options().search.iir_depth, 5);
         assert!(s.set("threads", None).is_err());
         assert_eq!(s.threads, 4);
         assert!(s.net.is_none());
