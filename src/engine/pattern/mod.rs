@@ -13,10 +13,10 @@
 
 pub mod file;
 
-use std::sync::{Arc, LazyLock};
+use std::sync::{Arc, OnceLock};
 
 use crate::core::position::Position;
-use crate::core::variant::{Color, International, Variant};
+use crate::core::variant::{Color, Variant, VariantKind};
 
 /// Configurations of one window: 3^8.
 pub const STATES: usize = 6561;
@@ -192,21 +192,38 @@ impl PatternEval {
 /// The bytes of the net built into the binary for international draughts.
 pub const INTERNATIONAL_NET: &[u8] = include_bytes!("../../../nets/international.pat");
 
-/// The net built into the binary for international draughts, read once.
-pub static DEFAULT_INTERNATIONAL: LazyLock<Arc<PatternEval>> = LazyLock::new(|| {
-    Arc::new(
-        file::read(INTERNATIONAL_NET)
-            .expect("the built-in international net is valid (checked by a unit test)"),
-    )
-});
+/// The nets built into the binary: the variants each one plays and its file's bytes. A net
+/// serves variants with the same board and rules (filipino plays brazilian's rules).
+pub const BUILT_IN: &[(&[VariantKind], &[u8])] = &[
+    (&[VariantKind::International], INTERNATIONAL_NET),
+    (
+        &[VariantKind::Russian],
+        include_bytes!("../../../nets/russian.pat"),
+    ),
+];
+
+/// The built-in nets, read on first use, one slot per variant (in [`VariantKind::ALL`] order).
+static LOADED: [OnceLock<Option<Arc<PatternEval>>>; VariantKind::ALL.len()] =
+    [const { OnceLock::new() }; VariantKind::ALL.len()];
 
 /// The built-in net for variant `V`, if there is one.
 pub fn default_net<V: Variant>() -> Option<Arc<PatternEval>> {
-    if V::GAME_TYPE == International::GAME_TYPE {
-        Some(DEFAULT_INTERNATIONAL.clone())
-    } else {
-        None
-    }
+    let slot = VariantKind::ALL
+        .iter()
+        .position(|k| *k == V::KIND)
+        .expect("every variant is in ALL");
+    LOADED[slot]
+        .get_or_init(|| {
+            let (_, bytes) = BUILT_IN
+                .iter()
+                .find(|(kinds, _)| kinds.contains(&V::KIND))?;
+            let mut net =
+                file::read(bytes).expect("the built-in nets are valid (checked by a unit test)");
+            // a net shared by variants of the same rules is relabelled for this one
+            net.game_type = V::GAME_TYPE as u16;
+            net.fits::<V>().then(|| Arc::new(net))
+        })
+        .clone()
 }
 
 #[cfg(test)]
@@ -214,7 +231,7 @@ mod tests {
     use super::*;
     use crate::core::fen;
     use crate::core::movegen;
-    use crate::core::variant::Russian;
+    use crate::core::variant::{International, Russian};
     use crate::engine::rng::Rng;
 
     #[test]
@@ -304,11 +321,21 @@ mod tests {
     }
 
     #[test]
-    fn the_built_in_net_reads_and_fits() {
+    fn the_built_in_nets_read_and_fit() {
+        for (kinds, bytes) in BUILT_IN {
+            let net = file::read(bytes).unwrap();
+            for k in *kinds {
+                crate::with_variant!(*k, V => {
+                    let n = default_net::<V>().expect("a built-in net");
+                    assert_eq!(n.tables.len(), net.tables.len());
+                    assert!(n.fits::<V>(), "{k}");
+                });
+            }
+        }
         let net = default_net::<International>().unwrap();
         assert!(net.fits::<International>());
         assert!(!net.fits::<Russian>());
-        assert!(default_net::<Russian>().is_none());
+        assert!(default_net::<crate::core::variant::Italian>().is_none());
         // a man up is good, a man down bad
         let up: Position<International> = fen::parse("W:W31-50:B1-19").unwrap();
         let down: Position<International> = fen::parse("B:W31-50:B1-19").unwrap();
