@@ -200,6 +200,10 @@ pub const BUILT_IN: &[(&[VariantKind], &[u8])] = &[
         &[VariantKind::Russian],
         include_bytes!("../../../nets/russian.pat"),
     ),
+    (
+        &[VariantKind::Brazilian, VariantKind::Filipino],
+        include_bytes!("../../../nets/brazilian.pat"),
+    ),
 ];
 
 /// The built-in nets, read on first use, one slot per variant (in [`VariantKind::ALL`] order).
