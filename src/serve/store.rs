@@ -310,3 +310,40 @@ fn engine_loop(rx: Receiver<Work>) {
         entry.publish_state();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::variant::VariantKind;
+    use crate::serve::session::{new_board, Settings};
+
+    fn board() -> Box<dyn Board> {
+        new_board(VariantKind::International, None, None, Settings::default()).unwrap()
+    }
+
+    #[test]
+    fn games_are_bounded_and_idle_ones_expire() {
+        let store = Store::new(StoreLimits {
+            max_games: 2,
+            idle: Duration::from_millis(50),
+            engines: 1,
+        });
+        let a = store.create(board()).unwrap();
+        store.create(board()).unwrap();
+        assert_eq!(store.create(board()).err().map(|e| e.status), Some(503));
+        assert_eq!(store.len(), 2);
+        std::thread::sleep(Duration::from_millis(80));
+        // a game in use stays, the other expires
+        store.get(&a.id).unwrap();
+        store.sweep();
+        assert_eq!(store.len(), 1);
+        assert!(store.get(&a.id).is_ok());
+        // an expired game's streams end
+        let rx = a.subscribe();
+        assert!(rx.recv().unwrap().starts_with("event: state"));
+        store.remove(&a.id).unwrap();
+        assert!(rx.recv().is_err());
+        assert_eq!(store.remove(&a.id).unwrap_err().status, 404);
+        assert!(store.is_empty());
+    }
+}
