@@ -46,7 +46,8 @@ pub struct SearchParams {
     /// one ply shallower (its move order is a guess anyway). 0 turns it off.
     pub iir_depth: i32,
     /// On a quiet cutoff, the quiet moves tried before the cutting one lose history; history
-    /// updates saturate (gravity) instead of being halved all at once.
+    /// updates saturate (gravity) instead of being halved all at once. On: +29 Elo at 3+0.03
+    /// together with net 3 (README).
     pub history_malus: bool,
 }
 
@@ -60,7 +61,7 @@ impl SearchParams {
         late_move_count: 10,
         threat_ply: true,
         iir_depth: 0,
-        history_malus: false,
+        history_malus: true,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
