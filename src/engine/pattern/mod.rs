@@ -204,10 +204,6 @@ pub const BUILT_IN: &[(&[VariantKind], &[u8])] = &[
         &[VariantKind::Brazilian, VariantKind::Filipino],
         include_bytes!("../../../nets/brazilian.pat"),
     ),
-    (
-        &[VariantKind::English],
-        include_bytes!("../../../nets/english.pat"),
-    ),
 ];
 
 /// The built-in nets, read on first use, one slot per variant (in [`VariantKind::ALL`] order).
