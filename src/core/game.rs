@@ -177,43 +177,57 @@ impl DrawClocks {
         }
     }
 
+    /// The rule counting non-capturing king moves, and the plies it allows.
+    fn king_move_rule<V: Variant>() -> (DrawReason, u32) {
+        match V::DRAW_RULES {
+            DrawRules::Fmjd100 | DrawRules::Platform => (DrawReason::TwentyFiveMoves, 50),
+            DrawRules::Fmjd64 => (DrawReason::FifteenKingMoves, 30),
+            DrawRules::English | DrawRules::Italian | DrawRules::Plain => {
+                (DrawReason::FortyMoves, 80)
+            }
+        }
+    }
+
+    /// FMJD-64 7.2.6: the plies of unchanged material allowed with `pieces` on the board, if
+    /// the rule applies to that many.
+    fn material_limit(pieces: u32) -> Option<u32> {
+        match pieces {
+            4 | 5 => Some(60),
+            6 | 7 => Some(120),
+            _ => None,
+        }
+    }
+
     /// The draw these clocks give in `pos`, if any.
     pub fn draw<V: Variant>(&self, pos: &Position<V>) -> Option<DrawReason> {
+        let (king_rule, king_limit) = Self::king_move_rule::<V>();
+        let king_moves = (self.reversible >= king_limit).then_some(king_rule);
         match V::DRAW_RULES {
             DrawRules::Fmjd100 => {
                 if self.short_endgame == Some(0) {
                     Some(DrawReason::FiveMoves)
                 } else if self.long_endgame == Some(0) {
                     Some(DrawReason::SixteenMoves)
-                } else if self.reversible >= 50 {
-                    Some(DrawReason::TwentyFiveMoves)
                 } else {
-                    None
+                    king_moves
                 }
             }
             DrawRules::Fmjd64 => {
-                let pieces = pos.occupied().count();
-                let material_limit = match pieces {
-                    4 | 5 => 60,
-                    6 | 7 => 120,
-                    _ => u32::MAX,
-                };
                 if self.short_endgame == Some(0) {
                     Some(DrawReason::FiveMoves)
                 } else if self.long_endgame == Some(0) {
                     Some(DrawReason::ThreeKingsAgainstOne)
-                } else if self.reversible >= 30 {
-                    Some(DrawReason::FifteenKingMoves)
-                } else if self.unchanged_material >= material_limit {
-                    Some(DrawReason::UnchangedMaterial)
+                } else if king_moves.is_some() {
+                    king_moves
                 } else {
-                    None
+                    Self::material_limit(pos.occupied().count())
+                        .filter(|&l| self.unchanged_material >= l)
+                        .map(|_| DrawReason::UnchangedMaterial)
                 }
             }
-            DrawRules::English | DrawRules::Italian | DrawRules::Plain => {
-                (self.reversible >= 80).then_some(DrawReason::FortyMoves)
+            DrawRules::English | DrawRules::Italian | DrawRules::Plain | DrawRules::Platform => {
+                king_moves
             }
-            DrawRules::Platform => (self.reversible >= 50).then_some(DrawReason::TwentyFiveMoves),
         }
     }
 }
@@ -223,7 +237,9 @@ impl DrawClocks {
     /// game (a rule that could draw: the lone-king clocks once started, the king-move and
     /// unchanged-material counts once at least one ply has been counted).
     pub fn running<V: Variant>(&self, pos: &Position<V>) -> Option<(DrawReason, u32)> {
-        let left = |limit: u32, count: u32| limit.saturating_sub(count);
+        let (king_rule, king_limit) = Self::king_move_rule::<V>();
+        let king_moves =
+            (self.reversible > 0).then(|| (king_rule, king_limit.saturating_sub(self.reversible)));
         match V::DRAW_RULES {
             DrawRules::Fmjd100 => {
                 if let Some(n) = self.short_endgame {
@@ -231,38 +247,28 @@ impl DrawClocks {
                 } else if let Some(n) = self.long_endgame {
                     Some((DrawReason::SixteenMoves, n))
                 } else {
-                    (self.reversible > 0)
-                        .then(|| (DrawReason::TwentyFiveMoves, left(50, self.reversible)))
+                    king_moves
                 }
             }
             DrawRules::Fmjd64 => {
-                let material_limit = match pos.occupied().count() {
-                    4 | 5 => Some(60),
-                    6 | 7 => Some(120),
-                    _ => None,
-                };
                 if let Some(n) = self.short_endgame {
                     Some((DrawReason::FiveMoves, n))
                 } else if let Some(n) = self.long_endgame {
                     Some((DrawReason::ThreeKingsAgainstOne, n))
-                } else if self.reversible > 0 {
-                    Some((DrawReason::FifteenKingMoves, left(30, self.reversible)))
+                } else if king_moves.is_some() {
+                    king_moves
                 } else {
-                    material_limit
+                    Self::material_limit(pos.occupied().count())
                         .filter(|_| self.unchanged_material > 0)
                         .map(|l| {
-                            (
-                                DrawReason::UnchangedMaterial,
-                                left(l, self.unchanged_material),
-                            )
+                            let left = l.saturating_sub(self.unchanged_material);
+                            (DrawReason::UnchangedMaterial, left)
                         })
                 }
             }
-            DrawRules::English | DrawRules::Italian | DrawRules::Plain => {
-                (self.reversible > 0).then(|| (DrawReason::FortyMoves, left(80, self.reversible)))
+            DrawRules::English | DrawRules::Italian | DrawRules::Plain | DrawRules::Platform => {
+                king_moves
             }
-            DrawRules::Platform => (self.reversible > 0)
-                .then(|| (DrawReason::TwentyFiveMoves, left(50, self.reversible))),
         }
     }
 }
@@ -391,18 +397,20 @@ impl<V: Variant> Game<V> {
     /// Why the rules ended the game, in words (`white has no legal move`, `draw: 25-move
     /// rule`), or `None` while it goes on.
     pub fn result_reason(&self) -> Option<String> {
-        let colour = |c: Color| if c == Color::White { "white" } else { "black" };
         match self.result() {
             GameResult::Ongoing => None,
             GameResult::Draw(d) => Some(format!("draw: {}", d.describe())),
-            GameResult::Win(w) => {
-                let loser = w.opponent();
-                Some(if self.position().pieces(loser).is_empty() {
-                    format!("{} has no pieces left", colour(loser))
-                } else {
-                    format!("{} has no legal move", colour(loser))
-                })
-            }
+            GameResult::Win(w) => Some(self.loss_reason(w.opponent())),
+        }
+    }
+
+    /// Why `loser` lost by the rules in the current position: `white has no pieces left` or
+    /// `white has no legal move`.
+    pub fn loss_reason(&self, loser: Color) -> String {
+        if self.position().pieces(loser).is_empty() {
+            format!("{} has no pieces left", loser.name())
+        } else {
+            format!("{} has no legal move", loser.name())
         }
     }
 

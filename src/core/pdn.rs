@@ -197,6 +197,17 @@ pub fn result_token(r: GameResult) -> &'static str {
     }
 }
 
+/// The number PDN gives move `i` (from 0) of a game whose first mover is `first`: `1.` for a
+/// white move, `1...` for a black one.
+pub fn move_number(i: usize, first: Color) -> String {
+    let ply = i + usize::from(first == Color::Black);
+    if ply.is_multiple_of(2) {
+        format!("{}.", ply / 2 + 1)
+    } else {
+        format!("{}...", ply / 2 + 1)
+    }
+}
+
 /// Writes a game as PDN: the given tags (a FEN tag is added for a set-up start), numbered moves in
 /// PDN notation with an optional comment after each, and the result.
 pub fn write<V: Variant>(

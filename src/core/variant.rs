@@ -36,6 +36,14 @@ impl Color {
         self as usize
     }
 
+    /// `white` or `black`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Color::White => "white",
+            Color::Black => "black",
+        }
+    }
+
     /// `W` or `B`.
     pub const fn letter(self) -> char {
         match self {

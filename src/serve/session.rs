@@ -88,6 +88,8 @@ pub trait Board: Send {
     fn kind(&self) -> VariantKind;
     /// The state the page draws.
     fn state(&self, id: &str) -> State;
+    /// The game review, if one was asked for.
+    fn review_state(&self) -> Option<ReviewJson>;
     /// Plays a human move; returns the engine's job when it is then the engine's turn.
     fn play(&mut self, input: &MoveInput, entry: &Arc<Entry>) -> Result<Option<Job>, ApiError>;
     /// Takes back one ply, or against the engine back to the human's previous turn.
@@ -350,6 +352,10 @@ impl<V: Variant> Board for Session<V> {
         state_of(self, id)
     }
 
+    fn review_state(&self) -> Option<ReviewJson> {
+        self.review.clone()
+    }
+
     fn play(&mut self, input: &MoveInput, entry: &Arc<Entry>) -> Result<Option<Job>, ApiError> {
         if self.thinking() {
             return Err(ApiError::conflict(
@@ -492,11 +498,18 @@ impl<V: Variant> Board for Session<V> {
                 move_time: Some(seconds),
                 ..Limits::default()
             };
-            let black_first = line.start().side() == Color::Black;
             let mut ply = 0;
             analyze::game_with(engine, &line, &limits, &handle, &mut |r| {
-                let white_moves = (ply % 2 == 0) != black_first;
-                let e = review_entry(ply, r, white_moves);
+                let mover = line.positions()[ply].side();
+                let e = ReviewEntry {
+                    ply,
+                    white: if mover == Color::White {
+                        r.played_score
+                    } else {
+                        -r.played_score
+                    },
+                    report: r.clone(),
+                };
                 ply += 1;
                 entry.with_session::<V>(|s| {
                     if let (true, Some(rv)) = (s.is_current(job), s.review.as_mut()) {
@@ -531,7 +544,7 @@ impl<V: Variant> Board for Session<V> {
         ];
         let comments: Vec<Option<String>> = match &self.review {
             Some(rv) => (0..line.moves().len())
-                .map(|i| rv.entries.get(i).map(ReviewEntry::comment))
+                .map(|i| rv.entries.get(i).map(|e| analyze::comment(&e.report)))
                 .collect(),
             None => Vec::new(),
         };
@@ -639,12 +652,9 @@ pub struct MoveJson {
 /// A move of the game record.
 #[derive(Clone, Debug, Serialize)]
 pub struct PlayedJson {
-    /// In PDN notation.
-    pub text: String,
-    /// The squares from start to end.
-    pub path: Vec<u32>,
-    /// The squares it took.
-    pub captured: Vec<u32>,
+    /// The move.
+    #[serde(flatten)]
+    pub mv: MoveJson,
     /// Its move number as PDN writes it (`1.` or `1...`).
     pub number: String,
     /// Who played it.
@@ -707,66 +717,17 @@ pub struct ReviewJson {
     pub entries: Vec<ReviewEntry>,
 }
 
-/// The verdict on one move of a review.
+/// The verdict on one move of a review: the analysis's report (played and best move, their
+/// scores for the mover, blunder, book) with its ply and the score from White's side.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReviewEntry {
     /// The ply (0 = the first move).
     pub ply: usize,
-    /// The move played.
-    pub played: String,
-    /// The engine's best move.
-    pub best: String,
-    /// The score after the played move, for its mover.
-    pub score: i32,
-    /// The score after the best move, for the mover.
-    pub best_score: i32,
     /// The score after the played move, from White's side.
     pub white: i32,
-    /// Whether it loses at least 1.50 against the best.
-    pub blunder: bool,
-    /// Whether the book plays it.
-    pub book: bool,
-}
-
-impl ReviewEntry {
-    fn comment(&self) -> String {
-        let men = crate::engine::score_in_men;
-        let mut c = format!("score {}", men(self.score));
-        if self.book {
-            c.push_str(", book");
-        }
-        if self.best != self.played {
-            c.push_str(&format!(", best {} {}", self.best, men(self.best_score)));
-        }
-        if self.blunder {
-            c.push_str(", blunder");
-        }
-        c
-    }
-}
-
-fn review_entry(ply: usize, r: &MoveReport, white_moves: bool) -> ReviewEntry {
-    ReviewEntry {
-        ply,
-        played: r.played.clone(),
-        best: r.best.clone(),
-        score: r.played_score,
-        best_score: r.best_score,
-        white: if white_moves {
-            r.played_score
-        } else {
-            -r.played_score
-        },
-        blunder: r.blunder,
-        book: r.book,
-    }
-}
-
-fn colour_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
+    /// The verdict.
+    #[serde(flatten)]
+    pub report: MoveReport,
 }
 
 fn numbers(squares: &[Square]) -> Vec<u32> {
@@ -799,12 +760,7 @@ fn info_json<V: Variant>(pos: &Position<V>, info: &Info<V>, task: Task) -> InfoJ
     } else {
         -info.score
     };
-    let mut p = *pos;
-    let mut pv = Vec::with_capacity(info.pv.len());
-    for m in &info.pv {
-        pv.push(notation::pdn(&p, m));
-        p = p.make(m);
-    }
+    let pv = analyze::line_moves(pos, &info.pv);
     InfoJson {
         depth: info.depth,
         score: info.score,
@@ -856,37 +812,22 @@ fn state_of<V: Variant>(s: &Session<V>, id: &str) -> State {
         .collect();
     must_capture.sort_unstable();
     must_capture.dedup();
-    let black_first = game.start().side() == Color::Black;
     let moves: Vec<PlayedJson> = game
         .moves()
         .iter()
         .zip(game.positions())
         .enumerate()
-        .map(|(i, (m, before))| {
-            let j = move_json(before, m);
-            let ply = i + usize::from(black_first);
-            PlayedJson {
-                text: j.text,
-                path: j.path,
-                captured: j.captured,
-                number: if ply % 2 == 0 {
-                    format!("{}.", ply / 2 + 1)
-                } else {
-                    format!("{}...", ply / 2 + 1)
-                },
-                side: colour_name(before.side()),
-            }
+        .map(|(i, (m, before))| PlayedJson {
+            mv: move_json(before, m),
+            number: pdn::move_number(i, game.start().side()),
+            side: before.side().name(),
         })
         .collect();
-    let last_move = moves.last().map(|p| MoveJson {
-        text: p.text.clone(),
-        path: p.path.clone(),
-        captured: p.captured.clone(),
-    });
+    let last_move = moves.last().map(|p| p.mv.clone());
     let result_json = game.result_reason().map(|reason| ResultJson {
         score: pdn::result_token(result),
         winner: match result {
-            GameResult::Win(c) => Some(colour_name(c)),
+            GameResult::Win(c) => Some(c.name()),
             _ => None,
         },
         reason,
@@ -908,7 +849,7 @@ fn state_of<V: Variant>(s: &Session<V>, id: &str) -> State {
         size: V::ROWS,
         fen: fen::write(pos),
         squares,
-        side: colour_name(pos.side()),
+        side: pos.side().name(),
         legal,
         must_capture,
         ply: moves.len(),
@@ -917,7 +858,7 @@ fn state_of<V: Variant>(s: &Session<V>, id: &str) -> State {
         last_move,
         result: result_json,
         draw_rule,
-        engine: s.settings.engine.map_or("none", colour_name),
+        engine: s.settings.engine.map_or("none", Color::name),
         level: s.settings.level.to_string(),
         movetime: s.settings.movetime,
         thinking: s.thinking(),

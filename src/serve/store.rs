@@ -108,7 +108,7 @@ impl Entry {
     /// Sends the review's progress to every stream.
     pub fn publish_review(&self) {
         self.broadcast(|| {
-            let review = self.lock().state(&self.id).review?;
+            let review = self.lock().review_state()?;
             Some(frame(
                 "review",
                 &serde_json::to_string(&review).expect("review serializes"),
@@ -284,12 +284,17 @@ fn clip(id: &str) -> String {
     id.chars().take(40).collect()
 }
 
-fn engine_loop(rx: Receiver<Work>) {
-    let mut engine = Engine::new(Options {
+/// An engine of the pool: one thread, its own seed, the book on (jobs set it per search).
+fn fresh_engine() -> Engine {
+    Engine::new(Options {
         seed: Options::fresh_seed(),
         book: BookOptions::on(),
         ..Options::default()
-    });
+    })
+}
+
+fn engine_loop(rx: Receiver<Work>) {
+    let mut engine = fresh_engine();
     let mut last_game = String::new();
     while let Ok(Work { entry, job }) = rx.recv() {
         if entry.id != last_game {
@@ -300,11 +305,7 @@ fn engine_loop(rx: Receiver<Work>) {
         let run = std::panic::AssertUnwindSafe(|| job(&mut engine));
         if std::panic::catch_unwind(run).is_err() {
             log::error!("a search of game {} panicked", entry.id);
-            engine = Engine::new(Options {
-                seed: Options::fresh_seed(),
-                book: BookOptions::on(),
-                ..Options::default()
-            });
+            engine = fresh_engine();
             entry.lock().abandon();
         }
         entry.publish_state();

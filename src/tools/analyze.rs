@@ -15,14 +15,19 @@ use crate::engine::{score_in_men, Engine, Info, Mode, SearchHandle};
 pub const BLUNDER: i32 = 150;
 
 /// The moves of a line in PDN notation, starting from `pos`.
-pub fn line_text<V: Variant>(pos: &Position<V>, pv: &[crate::core::Move<V>]) -> String {
+pub fn line_moves<V: Variant>(pos: &Position<V>, pv: &[crate::core::Move<V>]) -> Vec<String> {
     let mut p = *pos;
     let mut parts = Vec::with_capacity(pv.len());
     for m in pv {
         parts.push(notation::pdn(&p, m));
         p = p.make(m);
     }
-    parts.join(" ")
+    parts
+}
+
+/// The moves of a line in PDN notation, starting from `pos`, separated by blanks.
+pub fn line_text<V: Variant>(pos: &Position<V>, pv: &[crate::core::Move<V>]) -> String {
+    line_moves(pos, pv).join(" ")
 }
 
 /// One iteration's line: `depth= mean-depth= score= nodes= time= nps= pv="..."`.
@@ -79,8 +84,8 @@ pub fn position<V: Variant>(
     }
 }
 
-/// The verdict on one played move.
-#[derive(Clone, Debug)]
+/// The verdict on one played move (in JSON, `played_score` is `score`).
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct MoveReport {
     /// The move as played, in PDN notation.
     pub played: String,
@@ -89,6 +94,7 @@ pub struct MoveReport {
     /// Score of the position after the best move, for the mover.
     pub best_score: i32,
     /// Score after the played move, for the mover.
+    #[serde(rename = "score")]
     pub played_score: i32,
     /// Whether the played move loses clearly against the best.
     pub blunder: bool,
@@ -154,14 +160,8 @@ pub fn game_with<V: Variant>(
 /// The human-readable table of a game analysis.
 pub fn report_text<V: Variant>(game: &Game<V>, reports: &[MoveReport]) -> String {
     let mut s = String::new();
-    let black_first = game.start().side() == crate::core::variant::Color::Black;
     for (i, r) in reports.iter().enumerate() {
-        let ply = i + usize::from(black_first);
-        let num = if ply % 2 == 0 {
-            format!("{}.", ply / 2 + 1)
-        } else {
-            format!("{}...", ply / 2 + 1)
-        };
+        let num = pdn::move_number(i, game.start().side());
         let _ = writeln!(
             s,
             "{num:<6} {:<14} score={:>7} best={:<14} best-score={:>7}{}{}",
@@ -182,21 +182,22 @@ pub fn report_pdn<V: Variant>(
     tags: &[(String, String)],
     reports: &[MoveReport],
 ) -> String {
-    let comments: Vec<Option<String>> = reports
-        .iter()
-        .map(|r| {
-            let mut c = format!("score {}", score_in_men(r.played_score));
-            if r.book {
-                c.push_str(", book");
-            }
-            if r.best != r.played {
-                let _ = write!(c, ", best {} {}", r.best, score_in_men(r.best_score));
-            }
-            if r.blunder {
-                c.push_str(", blunder");
-            }
-            Some(c)
-        })
-        .collect();
+    let comments: Vec<Option<String>> = reports.iter().map(|r| Some(comment(r))).collect();
     pdn::write(game, tags, &comments, pdn::result_token(game.result()))
+}
+
+/// The PDN comment on an analysed move: its score, `book`, the preferred move if another, and
+/// `blunder`.
+pub fn comment(r: &MoveReport) -> String {
+    let mut c = format!("score {}", score_in_men(r.played_score));
+    if r.book {
+        c.push_str(", book");
+    }
+    if r.best != r.played {
+        let _ = write!(c, ", best {} {}", r.best, score_in_men(r.best_score));
+    }
+    if r.blunder {
+        c.push_str(", blunder");
+    }
+    c
 }

@@ -18,7 +18,7 @@ use super::link::{Event, Link};
 use super::message::{AccCode, BackAcc, EndReason, GameAcc, GameEnd, GameReq, Message, VERSION};
 use super::play::{Play, Step};
 use super::player::Player;
-use super::record::{color_name, rules_ending, Record, Verdict};
+use super::record::{rules_ending, Record, Verdict};
 use super::Settings;
 use crate::core::{Color, GameResult, Position};
 
@@ -172,7 +172,7 @@ fn play(
     log::info!(
         "dxp: game {round} against {}: we play {}, {} min for {} moves, from {}",
         req.name,
-        color_name(us),
+        us.name(),
         req.minutes,
         req.moves,
         crate::core::fen::write(&start)

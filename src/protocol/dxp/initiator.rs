@@ -24,7 +24,7 @@ use super::link::{Event, Link};
 use super::message::{AccCode, EndReason, GameEnd, GameReq, Message, VERSION};
 use super::play::{Play, Step};
 use super::player::Player;
-use super::record::{color_name, rules_ending, Record, Verdict};
+use super::record::{rules_ending, Record, Verdict};
 use super::Settings;
 use crate::core::{Color, International, Position};
 use crate::engine::score_in_men;
@@ -192,7 +192,7 @@ fn game(
     };
     log::info!(
         "dxp: proposing game {round}: we play {}, from {}",
-        color_name(us),
+        us.name(),
         crate::core::fen::write(&start)
     );
     if !link.send(&Message::GameReq(req)) {
@@ -384,7 +384,7 @@ fn adjudicate(score: Option<i32>, us: Color, moves: u16) -> (Verdict, String) {
         Verdict::Draw
     };
     let what = match verdict {
-        Verdict::Win(c) => format!("a win for {}", color_name(c)),
+        Verdict::Win(c) => format!("a win for {}", c.name()),
         _ => "a draw".to_string(),
     };
     (

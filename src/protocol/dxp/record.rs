@@ -66,21 +66,13 @@ pub fn rules_ending(game: &Game<International>) -> Option<String> {
         GameResult::Draw(r) => Some(format!("draw by the {}", r.describe())),
         GameResult::Win(w) => {
             let loser = w.opponent();
-            let name = color_name(loser);
+            let name = loser.name();
             Some(if pos.pieces(loser).is_empty() {
                 format!("{name} has no pieces left")
             } else {
                 format!("{name} cannot move")
             })
         }
-    }
-}
-
-/// `white` or `black`.
-pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
     }
 }
 

@@ -64,13 +64,6 @@ pub enum Ending {
     Forfeit(Color, Fault),
 }
 
-fn colour(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
 /// A played game and how it ended.
 #[derive(Clone, Debug)]
 pub struct GameRecord<V: Variant> {
@@ -112,23 +105,16 @@ impl<V: Variant> GameRecord<V> {
     /// Why the game ended, in words.
     pub fn reason(&self) -> String {
         match &self.ending {
-            Ending::Rules(GameResult::Win(w)) => {
-                let loser = w.opponent();
-                if self.game.position().pieces(loser).is_empty() {
-                    format!("{} has no pieces left", colour(loser))
-                } else {
-                    format!("{} has no legal move", colour(loser))
-                }
-            }
+            Ending::Rules(GameResult::Win(w)) => self.game.loss_reason(w.opponent()),
             Ending::Rules(GameResult::Draw(d)) => format!("draw: {}", d.describe()),
             Ending::Rules(GameResult::Ongoing) => "unfinished".to_string(),
             Ending::AdjudicatedDraw => "draw by adjudication: both engines' scores level".into(),
             Ending::Resigned(c) => format!(
                 "{} resigns by adjudication: both engines' scores agree",
-                colour(*c)
+                c.name()
             ),
             Ending::Forfeit(c, fault) => {
-                let who = colour(*c);
+                let who = c.name();
                 match fault {
                     Fault::Time { used, allowed } => {
                         format!("{who} loses on time: {used:.3} s used of {allowed:.3} s")
