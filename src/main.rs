@@ -82,6 +82,9 @@ enum Command {
         /// table hits, first-move cutoffs, re-searches of reduced moves.
         #[arg(long)]
         stats: bool,
+        /// A search parameter, as the Hub's `search-<NAME>` takes it (repeatable).
+        #[arg(long = "search", value_name = "NAME=VALUE")]
+        search: Vec<String>,
         #[command(flatten)]
         eval: EvalArgs,
     },
@@ -1136,8 +1139,22 @@ fn main() -> ExitCode {
             };
             with_variant!(variant, V => run_analyze::<V>(a))
         }),
-        Command::Bench { depth, stats, eval } => eval
+        Command::Bench {
+            depth,
+            stats,
+            search,
+            eval,
+        } => eval
             .apply(Options::default())
+            .and_then(|mut o| {
+                for kv in &search {
+                    let (name, value) = kv
+                        .split_once('=')
+                        .ok_or_else(|| format!("--search takes NAME=VALUE, not '{kv}'"))?;
+                    o.search.set(name, value)?;
+                }
+                Ok(o)
+            })
             .and_then(|o| run_bench(depth, stats, &o)),
         Command::Tune(TuneCommand::Generate {
             variant,

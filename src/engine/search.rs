@@ -49,6 +49,17 @@ pub struct SearchParams {
     /// updates saturate (gravity) instead of being halved all at once. On: +29 Elo at 3+0.03
     /// together with net 3 (README).
     pub history_malus: bool,
+    /// Late-move reductions shrink for quiet moves with a good history and grow for a bad one,
+    /// by history / this, two plies at most either way. 0 turns it off.
+    pub lmr_history: i32,
+    /// ProbCut: at non-PV nodes of depth `probcut_depth` or more, a null-window search 4 plies
+    /// shallower that scores at least this far above beta cuts the node. 0 turns it off.
+    pub probcut_margin: i32,
+    /// Shallowest remaining depth at which ProbCut is tried.
+    pub probcut_depth: i32,
+    /// Counter moves: the quiet move that last refuted the opponent's previous move is tried
+    /// right after the killers.
+    pub counter_move: bool,
 }
 
 impl SearchParams {
@@ -62,6 +73,10 @@ impl SearchParams {
         threat_ply: true,
         iir_depth: 0,
         history_malus: true,
+        lmr_history: 0,
+        probcut_margin: 0,
+        probcut_depth: 5,
+        counter_move: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -75,6 +90,10 @@ impl SearchParams {
         threat_ply: false,
         iir_depth: 0,
         history_malus: false,
+        lmr_history: 0,
+        probcut_margin: 0,
+        probcut_depth: 5,
+        counter_move: false,
     };
 
     /// The names [`set`](Self::set) takes, each with its current value's text.
@@ -88,6 +107,10 @@ impl SearchParams {
             ("threat-ply", self.threat_ply.to_string()),
             ("iir-depth", self.iir_depth.to_string()),
             ("history-malus", self.history_malus.to_string()),
+            ("lmr-history", self.lmr_history.to_string()),
+            ("probcut-margin", self.probcut_margin.to_string()),
+            ("probcut-depth", self.probcut_depth.to_string()),
+            ("counter-move", self.counter_move.to_string()),
         ]
     }
 
@@ -118,6 +141,10 @@ impl SearchParams {
             "threat-ply" => self.threat_ply = flag()?,
             "iir-depth" => self.iir_depth = int(0, 64)?,
             "history-malus" => self.history_malus = flag()?,
+            "lmr-history" => self.lmr_history = int(0, 1 << 16)?,
+            "probcut-margin" => self.probcut_margin = int(0, 1000)?,
+            "probcut-depth" => self.probcut_depth = int(2, 64)?,
+            "counter-move" => self.counter_move = flag()?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -267,6 +294,8 @@ search_stats! {
     futility_prunes,
     /// Quiet moves skipped by late-move pruning.
     late_move_prunes,
+    /// Nodes ended by ProbCut.
+    probcuts,
 }
 
 /// One search thread's private state.
@@ -276,6 +305,11 @@ pub struct Worker<'a, V: Variant> {
     main: bool,
     killers: Vec<[u32; 2]>,
     history: Vec<i32>,
+    /// The quiet move (encoded) that last refuted each move, by the refuted move's side,
+    /// from and to.
+    counters: Vec<u32>,
+    /// The from-to code of the move that led to each ply (the root's is 0).
+    came_by: Vec<u16>,
     /// Hashes of the positions on the current line, the game's reversible history first.
     line: Vec<u64>,
     /// For each entry of `line`, the index where its reversible stretch begins.
@@ -309,6 +343,8 @@ impl<'a, V: Variant> Worker<'a, V> {
             main,
             killers: vec![[0; 2]; MAX_PLY + 2],
             history: vec![0; 2 * 4096],
+            counters: vec![0; 2 * 4096],
+            came_by: vec![0; MAX_PLY + 2],
             line,
             line_start,
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -564,6 +600,25 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
         }
 
+        // ProbCut: a shallower search of this node that clears beta by a margin is taken as
+        // proof that the full search would too.
+        if !pv_node
+            && !is_root
+            && params.probcut_margin > 0
+            && depth >= params.probcut_depth
+            && beta.abs() < MATE_BOUND
+        {
+            let rbeta = beta + params.probcut_margin;
+            let s = self.search_node(pos, clocks, rbeta - 1, rbeta, depth - 4, ply, false, None);
+            if self.stopped {
+                return 0;
+            }
+            if s >= rbeta {
+                self.stats.probcuts += 1;
+                return s;
+            }
+        }
+
         let mut depth = depth;
         if list.len() == 1 && depth > 0 && !is_root && ply < MAX_PLY / 2 {
             depth += 1;
@@ -574,6 +629,13 @@ impl<'a, V: Variant> Worker<'a, V> {
         // Order: table move, then by capture size and promotion, killers, history.
         let side = pos.side().index();
         let killers = self.killers[ply];
+        // the refutation of the opponent's last move (none at the root)
+        let counter_slot = (1 - side) * 4096 + self.came_by[ply] as usize;
+        let counter = if params.counter_move && ply > 0 {
+            self.counters[counter_slot]
+        } else {
+            0
+        };
         let n = list.len();
         if !is_root {
             let scores = &mut self.scores[ply];
@@ -589,6 +651,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                     (1 << 22) + 1
                 } else if code == killers[1] {
                     1 << 22
+                } else if code == counter {
+                    1 << 21
                 } else {
                     self.history[side * 4096 + m.from_to_code()]
                 };
@@ -636,6 +700,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             };
             self.line.push(child.hash());
             self.line_start.push(start);
+            self.came_by[ply + 1] = m.from_to_code() as u16;
 
             let new_depth = depth - 1;
             let mut score;
@@ -660,6 +725,10 @@ impl<'a, V: Variant> Worker<'a, V> {
                     };
                     if pv_node {
                         r -= 1;
+                    }
+                    if params.lmr_history > 0 {
+                        let h = self.history[side * 4096 + m.from_to_code()];
+                        r -= (h / params.lmr_history).clamp(-2, 2);
                     }
                     r = r.min(new_depth - 1).max(0);
                     self.stats.reduced += (r > 0) as u64;
@@ -722,6 +791,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                             if self.killers[ply][0] != code {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = code;
+                            }
+                            if params.counter_move && ply > 0 {
+                                self.counters[counter_slot] = code;
                             }
                             if params.history_malus {
                                 let bonus = (depth * depth).min(HISTORY_MAX / 4);

@@ -132,7 +132,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         }
     };
     let mut t = String::from(
-        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  lmp\n",
+        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  lmp  probcut\n",
     );
     let mut prev = 0u64;
     for (i, s) in iterations.iter().enumerate() {
@@ -143,7 +143,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         };
         let _ = writeln!(
             t,
-            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>4}",
+            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>4} {:>8}",
             i + 1,
             s.nodes,
             ebf,
@@ -155,6 +155,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
             pct(s.reduced_researches, s.reduced),
             s.futility_prunes,
             s.late_move_prunes,
+            s.probcuts,
         );
         prev = s.nodes;
     }
@@ -201,5 +202,22 @@ mod tests {
         let b = run(3, &Options::default());
         assert_eq!(a.per_position, b.per_position);
         assert!(a.nodes > 0);
+    }
+
+    #[test]
+    fn probcut_history_reductions_and_counter_moves_change_the_tree() {
+        let base = run(7, &Options::default());
+        assert_eq!(base.iterations.iter().map(|s| s.probcuts).sum::<u64>(), 0);
+        let mut o = Options::default();
+        o.search.set("probcut-margin", "40").unwrap();
+        let cut = run(7, &o);
+        assert!(cut.iterations.iter().map(|s| s.probcuts).sum::<u64>() > 0);
+        assert_ne!(cut.nodes, base.nodes);
+        let mut o = Options::default();
+        o.search.set("lmr-history", "256").unwrap();
+        assert_ne!(run(7, &o).per_position, base.per_position);
+        let mut o = Options::default();
+        o.search.set("counter-move", "on").unwrap();
+        assert_ne!(run(7, &o).per_position, base.per_position);
     }
 }
