@@ -315,7 +315,8 @@ fn handshake() {
             "book-margin",
             "book-file",
             "egdb-path",
-            "egdb-pieces"
+            "egdb-pieces",
+            "move-limit"
         ]
     );
     assert!(lines[1].contains("values=\"normal international brazilian russian english italian spanish pool czech platform filipino thai\""));

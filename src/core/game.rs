@@ -31,6 +31,9 @@ pub enum DrawReason {
     FortyMoves,
     /// English: 400 moves in all.
     MoveLimit,
+    /// Platform dama's local move limit, set to other than the default 25 moves: that many
+    /// moves each of kings only, no capture, no man move.
+    KingMoveLimit,
 }
 
 impl DrawReason {
@@ -47,6 +50,7 @@ impl DrawReason {
             DrawReason::UnchangedMaterial => "unchanged material rule",
             DrawReason::FortyMoves => "40-move rule",
             DrawReason::MoveLimit => "400-move limit",
+            DrawReason::KingMoveLimit => "move-limit rule",
         }
     }
 }
@@ -73,6 +77,27 @@ pub struct DrawClocks {
     pub short_endgame: Option<u32>,
     /// Plies with kings on both sides and unchanged material (FMJD-64 7.2.6).
     pub unchanged_material: u32,
+    /// Platform dama's move limit in moves each, when set to other than its default (25);
+    /// the other variants' rules are fixed and ignore it.
+    pub move_limit: Option<MoveLimit>,
+}
+
+/// The length of a settable king-move draw rule, in moves of each side (1 to 1000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MoveLimit(u16);
+
+impl MoveLimit {
+    /// The limit of `moves` moves each, if within 1 to 1000.
+    pub fn new(moves: u32) -> Option<MoveLimit> {
+        (1..=1000)
+            .contains(&moves)
+            .then_some(MoveLimit(moves as u16))
+    }
+
+    /// The limit in moves of each side.
+    pub fn moves(self) -> u32 {
+        self.0 as u32
+    }
 }
 
 /// Which lone-king ending a position is, if any.
@@ -135,6 +160,7 @@ impl DrawClocks {
             long_endgame: (e == Ending::Long).then_some(long),
             short_endgame: (e == Ending::Short).then_some(short),
             unchanged_material: 0,
+            move_limit: None,
         }
     }
 
@@ -174,13 +200,18 @@ impl DrawClocks {
             } else {
                 0
             },
+            move_limit: self.move_limit,
         }
     }
 
     /// The rule counting non-capturing king moves, and the plies it allows.
-    fn king_move_rule<V: Variant>() -> (DrawReason, u32) {
+    fn king_move_rule<V: Variant>(&self) -> (DrawReason, u32) {
         match V::DRAW_RULES {
-            DrawRules::Fmjd100 | DrawRules::Platform => (DrawReason::TwentyFiveMoves, 50),
+            DrawRules::Platform => match self.move_limit {
+                Some(l) if l.moves() != 25 => (DrawReason::KingMoveLimit, 2 * l.moves()),
+                _ => (DrawReason::TwentyFiveMoves, 50),
+            },
+            DrawRules::Fmjd100 => (DrawReason::TwentyFiveMoves, 50),
             DrawRules::Fmjd64 => (DrawReason::FifteenKingMoves, 30),
             DrawRules::English | DrawRules::Italian | DrawRules::Plain => {
                 (DrawReason::FortyMoves, 80)
@@ -200,7 +231,7 @@ impl DrawClocks {
 
     /// The draw these clocks give in `pos`, if any.
     pub fn draw<V: Variant>(&self, pos: &Position<V>) -> Option<DrawReason> {
-        let (king_rule, king_limit) = Self::king_move_rule::<V>();
+        let (king_rule, king_limit) = self.king_move_rule::<V>();
         let king_moves = (self.reversible >= king_limit).then_some(king_rule);
         match V::DRAW_RULES {
             DrawRules::Fmjd100 => {
@@ -237,7 +268,7 @@ impl DrawClocks {
     /// game (a rule that could draw: the lone-king clocks once started, the king-move and
     /// unchanged-material counts once at least one ply has been counted).
     pub fn running<V: Variant>(&self, pos: &Position<V>) -> Option<(DrawReason, u32)> {
-        let (king_rule, king_limit) = Self::king_move_rule::<V>();
+        let (king_rule, king_limit) = self.king_move_rule::<V>();
         let king_moves =
             (self.reversible > 0).then(|| (king_rule, king_limit.saturating_sub(self.reversible)));
         match V::DRAW_RULES {
@@ -329,6 +360,14 @@ impl<V: Variant> Game<V> {
     /// The draw clocks of the current position.
     pub fn clocks(&self) -> DrawClocks {
         *self.clocks.last().expect("a game always has clocks")
+    }
+
+    /// Sets platform dama's move limit for the whole game (`None`: the default 25 moves); the
+    /// other variants' draw rules are fixed, and the setting does not change them.
+    pub fn set_move_limit(&mut self, limit: Option<MoveLimit>) {
+        for c in &mut self.clocks {
+            c.move_limit = limit;
+        }
     }
 
     /// Hashes of the positions since the last irreversible move, oldest first, the current one
@@ -444,6 +483,65 @@ impl<V: Variant> Game<V> {
 mod tests {
     use super::*;
     use crate::core::variant::International;
+
+    /// Plays `plies` quiet king moves, each reaching a position not seen before and leaving
+    /// no capture, and returns the results after each ply.
+    fn king_walk<V: Variant>(g: &mut Game<V>, plies: usize) -> Vec<GameResult> {
+        let mut seen = std::collections::HashSet::new();
+        seen.insert(g.position().hash());
+        let mut results = Vec::new();
+        for _ in 0..plies {
+            let m = *movegen::legal_moves(g.position())
+                .iter()
+                .find(|m| {
+                    let next = g.position().make(m);
+                    m.is_king_move()
+                        && !m.is_capture()
+                        && !movegen::has_capture(&next)
+                        && !seen.contains(&next.hash())
+                })
+                .expect("a fresh quiet king move");
+            g.play(m).unwrap();
+            seen.insert(g.position().hash());
+            results.push(g.result());
+        }
+        results
+    }
+
+    #[test]
+    fn platform_move_limit_is_a_setting() {
+        use crate::core::variant::Platform;
+        let fen = "B:WK46,K36:BK5,K15";
+        // the default: 25 moves each
+        let mut g: Game<Platform> = Game::from_fen(fen).unwrap();
+        let r = king_walk(&mut g, 50);
+        assert!(r[..49].iter().all(|r| *r == GameResult::Ongoing));
+        assert_eq!(r[49], GameResult::Draw(DrawReason::TwentyFiveMoves));
+        // three moves each
+        let mut g: Game<Platform> = Game::from_fen(fen).unwrap();
+        g.set_move_limit(MoveLimit::new(3));
+        let r = king_walk(&mut g, 6);
+        assert!(r[..5].iter().all(|r| *r == GameResult::Ongoing));
+        assert_eq!(r[5], GameResult::Draw(DrawReason::KingMoveLimit));
+        assert_eq!(
+            g.clocks().running(g.position()),
+            Some((DrawReason::KingMoveLimit, 0))
+        );
+        // set after the moves were played, and taken back to the default
+        g.set_move_limit(None);
+        assert_eq!(g.result(), GameResult::Ongoing);
+        g.set_move_limit(MoveLimit::new(25));
+        assert_eq!(g.result(), GameResult::Ongoing);
+        // the fixed FMJD rule ignores it
+        let mut g: Game<International> = Game::from_fen("W:WK46,K36:BK5,K15").unwrap();
+        g.set_move_limit(MoveLimit::new(3));
+        assert!(king_walk(&mut g, 6)
+            .iter()
+            .all(|r| *r == GameResult::Ongoing));
+        assert_eq!(MoveLimit::new(0), None);
+        assert_eq!(MoveLimit::new(1001), None);
+        assert_eq!(MoveLimit::new(40).map(MoveLimit::moves), Some(40));
+    }
 
     #[test]
     fn no_piece_or_no_move_loses() {

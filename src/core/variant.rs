@@ -84,8 +84,9 @@ pub enum DrawRules {
     /// Threefold repetition and 40 moves each without a capture or a man move (the 8x8 games
     /// whose rule texts give no other limit: pool, spanish, czech).
     Plain,
-    /// Platform dama: repetition and the FMJD 25-move rule (its source names a limit of moves
-    /// without capture but not its length).
+    /// Platform dama: repetition and a move limit, by default the FMJD 25-move rule (its
+    /// source names a limit of moves without capture but not its length; see
+    /// [`Game::set_move_limit`](crate::core::game::Game::set_move_limit)).
     Platform,
 }
 

@@ -21,6 +21,7 @@ use std::thread::{self, JoinHandle};
 
 use crossbeam_channel::{bounded, select, unbounded, Receiver, Sender};
 
+use crate::core::game::MoveLimit;
 use crate::core::movegen;
 use crate::core::notation::{self, MoveError};
 use crate::core::{Game, Position, Variant, VariantKind};
@@ -310,6 +311,8 @@ struct Settings {
     egdb: Option<Arc<Egdb>>,
     /// The search's settings (`search-*` parameters).
     search: SearchParams,
+    /// Platform dama's move limit (`move-limit`; `None`: the default 25 moves).
+    move_limit: Option<MoveLimit>,
 }
 
 impl Default for Settings {
@@ -330,6 +333,7 @@ impl Default for Settings {
             egdb_pieces: None,
             egdb: None,
             search: SearchParams::DEFAULT,
+            move_limit: None,
         }
     }
 }
@@ -346,6 +350,7 @@ enum Change {
     Book,
     Egdb,
     Search,
+    MoveLimit,
 }
 
 /// The values declared for the `variant` parameter: "normal" (what Hub clients send for
@@ -451,6 +456,10 @@ impl Settings {
                 "param name=egdb-pieces value={} type=int min=0 max=9",
                 self.egdb.as_ref().map_or(0, |d| d.pieces())
             ),
+            format!(
+                "param name=move-limit value={} type=int min=1 max=1000",
+                self.move_limit.map_or(25, MoveLimit::moves)
+            ),
         ]
     }
 
@@ -471,6 +480,7 @@ impl Settings {
             "book-file",
             "egdb-path",
             "egdb-pieces",
+            "move-limit",
         ];
         if let Some(p) = name.strip_prefix("search-") {
             let value = value.ok_or_else(|| format!("missing value for {name}"))?;
@@ -555,6 +565,11 @@ impl Settings {
                 self.egdb_pieces = Some(int(0, 9).ok_or_else(bad)? as u32);
                 self.open_egdb();
                 Ok(Change::Egdb)
+            }
+            "move-limit" => {
+                let n = int(1, 1000).ok_or_else(bad)?;
+                self.move_limit = MoveLimit::new(n as u32).filter(|l| l.moves() != 25);
+                Ok(Change::MoveLimit)
             }
             "book-ply" => {
                 self.book.max_ply = int(0, BookOptions::MAX_PLY as u64).ok_or_else(bad)? as u32;
@@ -789,9 +804,11 @@ struct Session<'a, V: Variant> {
 impl<'a, V: Variant> Session<'a, V> {
     fn new(hub: &'a mut Hub) -> Self {
         let (done_tx, done_rx) = unbounded();
+        let mut game = Game::default();
+        game.set_move_limit(hub.settings.move_limit);
         Session {
             hub,
-            game: Game::default(),
+            game,
             limits: Limits::default(),
             search: None,
             done_tx,
@@ -882,7 +899,8 @@ impl<'a, V: Variant> Session<'a, V> {
                 out.line("ready");
             }
             "pos" => match parse_game::<V>(line) {
-                Ok(game) => {
+                Ok(mut game) => {
+                    game.set_move_limit(self.hub.settings.move_limit);
                     self.game = game;
                     self.limits = Limits::default();
                 }
@@ -931,8 +949,11 @@ impl<'a, V: Variant> Session<'a, V> {
                         Change::Egdb => engine.set_egdb(s.egdb.clone()),
                         Change::Search => engine.set_search_params(s.search),
                         Change::Variant => engine.new_game(),
-                        Change::Nothing => {}
+                        Change::MoveLimit | Change::Nothing => {}
                     }
+                }
+                if change == Change::MoveLimit {
+                    self.game.set_move_limit(s.move_limit);
                 }
                 if change == Change::Variant {
                     return Some(Exit::Switch);
@@ -1235,10 +1256,18 @@ mod tests {
             ("search-iir-depth", "-1"),
             ("search-history-malus", "maybe"),
             ("search-nonsense", "1"),
+            ("move-limit", "0"),
+            ("move-limit", "1001"),
+            ("move-limit", "x"),
         ] {
             assert!(s.set(n, Some(v)).is_err(), "{n}={v}");
         }
         assert_eq!(s.search, SearchParams::DEFAULT);
+        assert_eq!(s.move_limit, None);
+        assert_eq!(s.set("move-limit", Some("30")), Ok(Change::MoveLimit));
+        assert_eq!(s.move_limit, MoveLimit::new(30));
+        assert_eq!(s.set("move-limit", Some("25")), Ok(Change::MoveLimit));
+        assert_eq!(s.move_limit, None);
         assert_eq!(s.set("search-iir-depth", Some("5")), Ok(Change::Search));
         assert_eq!(s.options().search.iir_depth, 5);
         assert!(s.set("threads", None).is_err());

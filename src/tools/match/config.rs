@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use crate::core::game::MoveLimit;
 use crate::core::VariantKind;
 
 use super::adjudication::{DrawRule, ResignRule};
@@ -458,6 +459,8 @@ pub struct MatchConfig {
     pub draw: Option<DrawRule>,
     /// Resign adjudication.
     pub resign: Option<ResignRule>,
+    /// Platform dama's move limit, other than the default 25 moves (also sent to the engines).
+    pub move_limit: Option<MoveLimit>,
     /// Games played at once.
     pub concurrency: usize,
     /// Stop when this test decides (two engines only).
@@ -572,6 +575,10 @@ pub struct MatchOptions {
     /// above for COUNT moves each: movecount=N score=S.
     #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
     pub resign: Option<Vec<String>>,
+    /// Platform dama: the draw after this many moves each of kings only, without capture or
+    /// man move (default 25); the engines are sent it as the Hub parameter `move-limit`.
+    #[arg(long, value_name = "MOVES")]
+    pub move_limit: Option<u32>,
     /// Games played at once.
     #[arg(long, default_value_t = 1)]
     pub concurrency: usize,
@@ -669,6 +676,28 @@ impl MatchOptions {
         if sprt.is_some() && engines.len() != 2 {
             return Err(ConfigError::SprtNeedsTwo);
         }
+        let mut engines = engines;
+        let move_limit = match self.move_limit {
+            None => None,
+            Some(_) if self.variant != VariantKind::Platform => {
+                return Err(ConfigError::Range {
+                    option: "--move-limit",
+                    problem: "applies to platform dama only (the other variants' rules are fixed)",
+                })
+            }
+            Some(n) => {
+                let limit = MoveLimit::new(n).ok_or(ConfigError::Range {
+                    option: "--move-limit",
+                    problem: "must be from 1 to 1000 moves",
+                })?;
+                for e in &mut engines {
+                    if !e.options.iter().any(|(k, _)| k == "move-limit") {
+                        e.options.push(("move-limit".into(), n.to_string()));
+                    }
+                }
+                Some(limit).filter(|l| l.moves() != 25)
+            }
+        };
         Ok(MatchConfig {
             engines,
             limits,
@@ -681,6 +710,7 @@ impl MatchOptions {
             variant: self.variant,
             draw: self.draw.as_deref().map(parse_draw).transpose()?,
             resign: self.resign.as_deref().map(parse_resign).transpose()?,
+            move_limit,
             concurrency: self.concurrency,
             sprt,
             pdn: self.pdn,
@@ -816,6 +846,7 @@ mod tests {
             variant: VariantKind::International,
             draw: None,
             resign: None,
+            move_limit: None,
             concurrency: 1,
             sprt: None,
             pdn: None,
@@ -864,5 +895,40 @@ mod tests {
         let mut g = args(&[&a, &b]);
         g.options.movetime = Some(0.0);
         assert!(g.into_config().is_err());
+    }
+
+    #[test]
+    fn move_limit_is_for_platform_dama_and_reaches_the_engines() {
+        let a = ["name=A", "cmd=a"];
+        let b = ["name=B", "cmd=b", "option.move-limit=40"];
+        let mut intl = args(&[&a, &b]);
+        intl.options.move_limit = Some(30);
+        assert!(matches!(
+            intl.into_config(),
+            Err(ConfigError::Range {
+                option: "--move-limit",
+                ..
+            })
+        ));
+        let mut zero = args(&[&a, &b]);
+        zero.options.variant = VariantKind::Platform;
+        zero.options.move_limit = Some(0);
+        assert!(zero.into_config().is_err());
+        let mut p = args(&[&a, &b]);
+        p.options.variant = VariantKind::Platform;
+        p.options.move_limit = Some(30);
+        let c = p.into_config().unwrap();
+        assert_eq!(c.move_limit, MoveLimit::new(30));
+        let sent = |i: usize| -> Vec<(String, String)> {
+            c.engines[i]
+                .options
+                .iter()
+                .filter(|(k, _)| k == "move-limit")
+                .cloned()
+                .collect()
+        };
+        // sent to the engine without its own, and an engine's own option is left alone
+        assert_eq!(sent(0), vec![("move-limit".to_string(), "30".to_string())]);
+        assert_eq!(sent(1), vec![("move-limit".to_string(), "40".to_string())]);
     }
 }

@@ -2,6 +2,7 @@
 //! move for a move, checks it, and ends the game by the rules, by adjudication, or with a loss
 //! for an engine that fails (time, crash, stall, garbage, an illegal move or no move).
 
+use crate::core::game::MoveLimit;
 use crate::core::{notation, Color, Game, GameResult, Variant};
 use crate::protocol::hub::quote;
 
@@ -146,6 +147,8 @@ pub struct GameSettings {
     pub draw: Option<DrawRule>,
     /// Resign adjudication.
     pub resign: Option<ResignRule>,
+    /// Platform dama's move limit, if not the default.
+    pub move_limit: Option<MoveLimit>,
 }
 
 /// The Hub `pos` line of a game: its start position and every move since.
@@ -179,6 +182,7 @@ pub fn play<V: Variant>(
     settings: &GameSettings,
 ) -> GameRecord<V> {
     let mut game = opening.game();
+    game.set_move_limit(settings.move_limit);
     let mut comments: Vec<Option<String>> = vec![None; game.moves().len()];
     if let Some(last) = comments.last_mut() {
         *last = Some("end of opening".into());

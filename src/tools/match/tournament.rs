@@ -179,6 +179,7 @@ fn worker<V: Variant>(
                     move_timeout: config.move_timeout,
                     draw: config.draw,
                     resign: config.resign,
+                    move_limit: config.move_limit,
                 };
                 let (w, b) = two_mut(&mut engines, job.white, job.black);
                 game_runner::play(opening, [w, b], &settings)
