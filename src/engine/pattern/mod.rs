@@ -204,6 +204,10 @@ pub const BUILT_IN: &[(&[VariantKind], &[u8])] = &[
         &[VariantKind::Brazilian, VariantKind::Filipino],
         include_bytes!("../../../nets/brazilian.pat"),
     ),
+    (
+        &[VariantKind::Pool],
+        include_bytes!("../../../nets/pool.pat"),
+    ),
 ];
 
 /// The built-in nets, read on first use, one slot per variant (in [`VariantKind::ALL`] order).
