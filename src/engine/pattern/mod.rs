@@ -208,6 +208,14 @@ pub const BUILT_IN: &[(&[VariantKind], &[u8])] = &[
         &[VariantKind::Pool],
         include_bytes!("../../../nets/pool.pat"),
     ),
+    (
+        &[VariantKind::Spanish],
+        include_bytes!("../../../nets/spanish.pat"),
+    ),
+    (
+        &[VariantKind::Czech],
+        include_bytes!("../../../nets/czech.pat"),
+    ),
 ];
 
 /// The built-in nets, read on first use, one slot per variant (in [`VariantKind::ALL`] order).
@@ -344,6 +352,20 @@ mod tests {
         assert!(net.fits::<International>());
         assert!(!net.fits::<Russian>());
         assert!(default_net::<crate::core::variant::Italian>().is_none());
+        // the variants the README lists with a net, and only those, have one
+        for k in VariantKind::ALL {
+            let listed = matches!(
+                k,
+                VariantKind::International
+                    | VariantKind::Russian
+                    | VariantKind::Brazilian
+                    | VariantKind::Filipino
+                    | VariantKind::Pool
+                    | VariantKind::Spanish
+                    | VariantKind::Czech
+            );
+            crate::with_variant!(k, V => assert_eq!(default_net::<V>().is_some(), listed, "{k}"));
+        }
         // a man up is good, a man down bad
         let up: Position<International> = fen::parse("W:W31-50:B1-19").unwrap();
         let down: Position<International> = fen::parse("B:W31-50:B1-19").unwrap();
