@@ -87,6 +87,9 @@ pub struct DrawClocks {
 pub struct MoveLimit(u16);
 
 impl MoveLimit {
+    /// Platform dama's limit when none is set: the FMJD 25-move rule.
+    pub const DEFAULT_MOVES: u32 = 25;
+
     /// The limit of `moves` moves each, if within 1 to 1000.
     pub fn new(moves: u32) -> Option<MoveLimit> {
         (1..=1000)
@@ -97,6 +100,11 @@ impl MoveLimit {
     /// The limit in moves of each side.
     pub fn moves(self) -> u32 {
         self.0 as u32
+    }
+
+    /// Whether this is the default length, which plays as no setting at all.
+    pub fn is_default(self) -> bool {
+        self.moves() == Self::DEFAULT_MOVES
     }
 }
 
@@ -208,7 +216,7 @@ impl DrawClocks {
     fn king_move_rule<V: Variant>(&self) -> (DrawReason, u32) {
         match V::DRAW_RULES {
             DrawRules::Platform => match self.move_limit {
-                Some(l) if l.moves() != 25 => (DrawReason::KingMoveLimit, 2 * l.moves()),
+                Some(l) if !l.is_default() => (DrawReason::KingMoveLimit, 2 * l.moves()),
                 _ => (DrawReason::TwentyFiveMoves, 50),
             },
             DrawRules::Fmjd100 => (DrawReason::TwentyFiveMoves, 50),

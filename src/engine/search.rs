@@ -213,6 +213,15 @@ fn from_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// Entries per side of the tables indexed by a move's from and to (history, counter moves).
+const FROM_TO: usize = 4096;
+
+/// The index of a quiet move's history score: by the side that plays it, from and to.
+#[inline]
+fn history_slot<V: Variant>(side: usize, m: &Move<V>) -> usize {
+    side * FROM_TO + m.from_to_code()
+}
+
 /// The bound of a history score under gravity: it stays within ±this.
 const HISTORY_MAX: i32 = 1 << 14;
 
@@ -342,8 +351,8 @@ impl<'a, V: Variant> Worker<'a, V> {
             shared,
             main,
             killers: vec![[0; 2]; MAX_PLY + 2],
-            history: vec![0; 2 * 4096],
-            counters: vec![0; 2 * 4096],
+            history: vec![0; 2 * FROM_TO],
+            counters: vec![0; 2 * FROM_TO],
             came_by: vec![0; MAX_PLY + 2],
             line,
             line_start,
@@ -630,7 +639,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         let side = pos.side().index();
         let killers = self.killers[ply];
         // the refutation of the opponent's last move (none at the root)
-        let counter_slot = (1 - side) * 4096 + self.came_by[ply] as usize;
+        let counter_slot = (1 - side) * FROM_TO + self.came_by[ply] as usize;
         let counter = if params.counter_move && ply > 0 {
             self.counters[counter_slot]
         } else {
@@ -654,7 +663,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 } else if code == counter {
                     1 << 21
                 } else {
-                    self.history[side * 4096 + m.from_to_code()]
+                    self.history[history_slot(side, m)]
                 };
             }
         }
@@ -727,7 +736,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                         r -= 1;
                     }
                     if params.lmr_history > 0 {
-                        let h = self.history[side * 4096 + m.from_to_code()];
+                        let h = self.history[history_slot(side, &m)];
                         r -= (h / params.lmr_history).clamp(-2, 2);
                     }
                     r = r.min(new_depth - 1).max(0);
@@ -799,13 +808,13 @@ impl<'a, V: Variant> Worker<'a, V> {
                                 let bonus = (depth * depth).min(HISTORY_MAX / 4);
                                 for tried in &moves[..i] {
                                     if !tried.is_capture() && !tried.is_promotion() {
-                                        let slot = side * 4096 + tried.from_to_code();
+                                        let slot = history_slot(side, tried);
                                         gravity(&mut self.history[slot], -bonus);
                                     }
                                 }
-                                gravity(&mut self.history[side * 4096 + m.from_to_code()], bonus);
+                                gravity(&mut self.history[history_slot(side, &m)], bonus);
                             } else {
-                                let h = &mut self.history[side * 4096 + m.from_to_code()];
+                                let h = &mut self.history[history_slot(side, &m)];
                                 *h += depth * depth;
                                 if *h > 1 << 20 {
                                     for v in self.history.iter_mut() {

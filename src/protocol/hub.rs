@@ -458,7 +458,8 @@ impl Settings {
             ),
             format!(
                 "param name=move-limit value={} type=int min=1 max=1000",
-                self.move_limit.map_or(25, MoveLimit::moves)
+                self.move_limit
+                    .map_or(MoveLimit::DEFAULT_MOVES, MoveLimit::moves)
             ),
         ]
     }
@@ -568,7 +569,7 @@ impl Settings {
             }
             "move-limit" => {
                 let n = int(1, 1000).ok_or_else(bad)?;
-                self.move_limit = MoveLimit::new(n as u32).filter(|l| l.moves() != 25);
+                self.move_limit = MoveLimit::new(n as u32).filter(|l| !l.is_default());
                 Ok(Change::MoveLimit)
             }
             "book-ply" => {

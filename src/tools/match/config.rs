@@ -695,7 +695,7 @@ impl MatchOptions {
                         e.options.push(("move-limit".into(), n.to_string()));
                     }
                 }
-                Some(limit).filter(|l| l.moves() != 25)
+                Some(limit).filter(|l| !l.is_default())
             }
         };
         Ok(MatchConfig {
