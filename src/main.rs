@@ -73,11 +73,16 @@ enum Command {
         #[command(flatten)]
         egdb: EgdbArgs,
     },
-    /// Search the built-in bench positions with one thread; prints `nodes=TOTAL nps=...` last.
+    /// Search the built-in bench positions (one thread unless told); prints `nodes=TOTAL nps=...`
+    /// last.
     Bench {
         /// Search depth.
         #[arg(long, default_value_t = damast::tools::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Search threads; the node counts are the signature only with 1, and the per-position
+        /// times measure the time to depth.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
         /// Also print, per iteration, where the nodes go: branching factor, quiescence share,
         /// table hits, first-move cutoffs, re-searches of reduced moves.
         #[arg(long)]
@@ -689,8 +694,13 @@ fn run_bench(depth: u32, stats: bool, options: &Options) -> Result<(), String> {
     if stats {
         let _ = write!(out, "{}", bench::stats_table(&r.iterations));
     }
-    for (i, n) in r.per_position.iter().enumerate() {
-        let _ = writeln!(out, "position={} nodes={}", i + 1, n);
+    for (i, (n, t)) in r
+        .per_position
+        .iter()
+        .zip(&r.per_position_seconds)
+        .enumerate()
+    {
+        let _ = writeln!(out, "position={} nodes={} time={:.3}", i + 1, n, t);
     }
     let _ = writeln!(out, "time={:.3}", r.seconds);
     let _ = writeln!(out, "nodes={} nps={:.0}", r.nodes, r.nps());
@@ -1141,11 +1151,15 @@ fn main() -> ExitCode {
         }),
         Command::Bench {
             depth,
+            threads,
             stats,
             search,
             eval,
         } => eval
-            .apply(Options::default())
+            .apply(Options {
+                threads: threads.clamp(1, 256),
+                ..Options::default()
+            })
             .and_then(|mut o| {
                 for kv in &search {
                     let (name, value) = kv

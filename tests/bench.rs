@@ -28,3 +28,62 @@ fn bench_signature_is_unchanged() {
         "bench signature changed: update tests/data/bench-signature.txt if intended"
     );
 }
+
+/// Runs `damast bench` with `args`, returning whether it succeeded, its output and its errors.
+fn bench(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_damast"))
+        .arg("bench")
+        .args(args)
+        .output()
+        .expect("run damast bench");
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The total node count on the last line.
+fn total_nodes(text: &str) -> u64 {
+    text.lines()
+        .last()
+        .and_then(|l| l.split_whitespace().find_map(|t| t.strip_prefix("nodes=")))
+        .and_then(|n| n.parse().ok())
+        .expect("nodes= on the last line")
+}
+
+#[test]
+fn bench_search_settings_change_the_tree_and_bad_ones_are_refused() {
+    let (ok, base, _) = bench(&["--depth", "6"]);
+    assert!(ok);
+    let (ok, cut, _) = bench(&["--depth", "6", "--search", "probcut-margin=40"]);
+    assert!(ok);
+    assert_ne!(
+        total_nodes(&base),
+        total_nodes(&cut),
+        "ProbCut must change the tree"
+    );
+    let (ok, out, err) = bench(&["--depth", "6", "--search", "no-such-setting=1"]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(err.contains("no-such-setting"), "{err}");
+    let (ok, _, err) = bench(&["--depth", "6", "--search", "probcut-margin"]);
+    assert!(!ok);
+    assert!(err.contains("NAME=VALUE"), "{err}");
+}
+
+#[test]
+fn bench_with_two_threads_reports_the_time_to_depth_of_every_position() {
+    let (ok, out, _) = bench(&["--depth", "5", "--threads", "2"]);
+    assert!(ok);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("position=")).collect();
+    assert_eq!(rows.len(), 39, "{out}");
+    for r in rows {
+        let t: f64 = r
+            .split_whitespace()
+            .find_map(|t| t.strip_prefix("time="))
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("time= in {r}"));
+        assert!(t >= 0.0);
+    }
+    assert!(total_nodes(&out) > 0);
+}

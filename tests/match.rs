@@ -204,6 +204,38 @@ fn every_variant_plays_a_short_self_match_to_the_end() {
 }
 
 #[test]
+fn platform_games_end_by_the_move_limit_that_is_set() {
+    // a king each (black moves first in platform dama): with a limit of 3 moves the referee
+    // draws the game after three moves of each side
+    let openings = temp("kings.fen");
+    std::fs::write(&openings, "B:WK47:BK4\n").unwrap();
+    let pdn_file = temp("platform-limit.pdn");
+    let mut a = engine("A", &[]);
+    a.extend(engine("B", &[]));
+    a.extend(args(&[
+        "--variant",
+        "platform",
+        "--move-limit",
+        "3",
+        "--depth",
+        "3",
+        "--games",
+        "2",
+    ]));
+    a.extend(["--openings".into(), openings.display().to_string()]);
+    a.extend(["--pdn".into(), pdn_file.display().to_string()]);
+    let o = run(&a);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    let games = pdn::parse(&std::fs::read_to_string(&pdn_file).unwrap()).unwrap();
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g.tag("Termination"), Some("draw: move-limit rule"), "{g:?}");
+        assert_eq!(g.moves.len(), 6, "{:?}", g.moves);
+    }
+}
+
+#[test]
 fn timed_match_from_fen_openings_with_concurrency() {
     let openings = temp("openings.fen");
     std::fs::write(

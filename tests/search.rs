@@ -130,6 +130,46 @@ fn two_threads_find_a_legal_move() {
 }
 
 #[test]
+fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_threads() {
+    // with helpers, the answer may come from a helper's deeper iteration: it must still be a
+    // legal line that begins with the move played
+    let game = Game::<International>::from_fen(
+        "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
+    )
+    .unwrap();
+    for threads in [2, 3] {
+        let mut o = Options {
+            threads,
+            tt_mib: 16,
+            ..Options::default()
+        };
+        o.search.set("smp-vote", "on").unwrap();
+        o.search
+            .set("smp-ahead", if threads == 3 { "on" } else { "off" })
+            .unwrap();
+        let mut e = Engine::new(o);
+        let mut main_depth = 0;
+        let out = e.search(
+            &game,
+            &Limits::move_time(0.3),
+            Mode::Think,
+            &SearchHandle::new(),
+            &mut |info| main_depth = main_depth.max(info.depth),
+        );
+        assert!(out.depth >= main_depth, "{} < {main_depth}", out.depth);
+        assert_eq!(out.pv.first().copied(), out.best);
+        let mut g = game.clone();
+        for m in &out.pv {
+            assert!(
+                movegen::legal_moves(g.position()).iter().any(|x| x == m),
+                "illegal move in the line"
+            );
+            g.play(*m).unwrap();
+        }
+    }
+}
+
+#[test]
 fn move_time_is_kept_while_the_machine_is_busy() {
     let busy = Arc::new(AtomicBool::new(true));
     let spinner = {

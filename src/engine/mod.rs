@@ -401,12 +401,20 @@ impl Engine {
         let root: Vec<Move<V>> = legal.iter().copied().collect();
         let threads = self.options.threads.max(1);
         let ponder_hit = &handle.ponder_hit;
+        // the deepest iteration a helper completed: its depth, score and line
+        let helper_best: std::sync::Mutex<(u32, i32, Vec<Move<V>>)> =
+            std::sync::Mutex::new((0, 0, Vec::new()));
+        // the depth of the main thread's current iteration
+        let main_depth = std::sync::atomic::AtomicU32::new(0);
+        let ahead = self.options.search.smp_ahead;
 
         std::thread::scope(|scope| {
             let helpers = (1..threads)
                 .filter_map(|id| {
                     let shared = &shared;
                     let history = &history;
+                    let helper_best = &helper_best;
+                    let main_depth = &main_depth;
                     let root = root.clone();
                     std::thread::Builder::new()
                         .stack_size(64 << 20)
@@ -424,8 +432,16 @@ impl Engine {
                                     if let Some(i) = order.iter().position(|m| m == b) {
                                         order[..=i].rotate_right(1);
                                     }
+                                    if let Ok(mut best) = helper_best.lock() {
+                                        if d as u32 > best.0 {
+                                            *best = (d as u32, score, w.root_pv().to_vec());
+                                        }
+                                    }
                                 }
                                 d += 1;
+                                if ahead {
+                                    d = d.max(main_depth.load(Ordering::Relaxed) as i32 + 1);
+                                }
                             }
                             w.finish();
                         })
@@ -438,6 +454,7 @@ impl Engine {
             let mut score: i32 = 0;
             let mut stable = 0;
             for depth in 1..=max_depth as i32 {
+                main_depth.store(depth as u32, Ordering::Relaxed);
                 if clock.pondering() && ponder_hit.load(Ordering::Relaxed) {
                     clock.ponder_hit();
                 }
@@ -507,6 +524,20 @@ impl Engine {
                 let _ = h.join();
             }
         });
+        // a helper that completed a deeper iteration than the main thread has the better move
+        if let Ok((depth, score, pv)) = helper_best.into_inner() {
+            if self.options.search.smp_vote
+                && depth > out.depth
+                && !pv.is_empty()
+                && mode != Mode::Analyze
+            {
+                out.best = Some(pv[0]);
+                out.ponder = pv.get(1).copied();
+                out.score = score;
+                out.depth = depth;
+                out.pv = pv;
+            }
+        }
         out.nodes = shared.nodes.load(Ordering::Relaxed);
         out.time = clock.elapsed();
         if !level.is_full() && mode != Mode::Analyze {

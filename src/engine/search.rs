@@ -60,6 +60,12 @@ pub struct SearchParams {
     /// Counter moves: the quiet move that last refuted the opponent's previous move is tried
     /// right after the killers.
     pub counter_move: bool,
+    /// Lazy SMP: a helper thread that finishes an iteration goes on one ply deeper than the
+    /// main thread's current iteration, skipping the depths the main thread has passed.
+    pub smp_ahead: bool,
+    /// Lazy SMP: when a helper completed a deeper iteration than the main thread, its move is
+    /// played (not in analysis, whose lines are the main thread's).
+    pub smp_vote: bool,
 }
 
 impl SearchParams {
@@ -77,6 +83,8 @@ impl SearchParams {
         probcut_margin: 0,
         probcut_depth: 5,
         counter_move: false,
+        smp_ahead: false,
+        smp_vote: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -94,6 +102,8 @@ impl SearchParams {
         probcut_margin: 0,
         probcut_depth: 5,
         counter_move: false,
+        smp_ahead: false,
+        smp_vote: false,
     };
 
     /// The names [`set`](Self::set) takes, each with its current value's text.
@@ -111,6 +121,8 @@ impl SearchParams {
             ("probcut-margin", self.probcut_margin.to_string()),
             ("probcut-depth", self.probcut_depth.to_string()),
             ("counter-move", self.counter_move.to_string()),
+            ("smp-ahead", self.smp_ahead.to_string()),
+            ("smp-vote", self.smp_vote.to_string()),
         ]
     }
 
@@ -145,6 +157,8 @@ impl SearchParams {
             "probcut-margin" => self.probcut_margin = int(0, 1000)?,
             "probcut-depth" => self.probcut_depth = int(2, 64)?,
             "counter-move" => self.counter_move = flag()?,
+            "smp-ahead" => self.smp_ahead = flag()?,
+            "smp-vote" => self.smp_vote = flag()?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(

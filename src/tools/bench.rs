@@ -59,6 +59,8 @@ pub const DEFAULT_DEPTH: u32 = 9;
 pub struct BenchResult {
     /// Nodes per position.
     pub per_position: Vec<u64>,
+    /// Seconds per position: the time to reach the depth.
+    pub per_position_seconds: Vec<f64>,
     /// Total nodes: the signature.
     pub nodes: u64,
     /// Seconds taken.
@@ -78,16 +80,20 @@ impl BenchResult {
     }
 }
 
-/// Searches every bench position to `depth` with one thread, the evaluation of `options` and a fresh 16 MiB table each. The
-/// time counted is that of the searches (not of setting up each engine and its table).
+/// Searches every bench position to `depth` with the threads, the evaluation and the search
+/// settings of `options` and a fresh 16 MiB table each. The time counted is that of the searches
+/// (not of setting up each engine and its table). With one thread the node counts are the
+/// search's signature; with more they vary from run to run, and the times measure how fast the
+/// threads reach the depth together.
 pub fn run(depth: u32, options: &Options) -> BenchResult {
     let mut per_position = Vec::with_capacity(POSITIONS.len());
+    let mut per_position_seconds = Vec::with_capacity(POSITIONS.len());
     let mut seconds = 0.0;
     let mut iterations: Vec<SearchStats> = Vec::new();
     for fen in POSITIONS {
         let game: Game<International> = Game::from_fen(fen).expect("bench positions are valid");
         let mut engine = Engine::new(Options {
-            threads: 1,
+            threads: options.threads.max(1),
             tt_mib: 16,
             ..options.clone()
         });
@@ -107,12 +113,15 @@ pub fn run(depth: u32, options: &Options) -> BenchResult {
                 before = info.stats;
             },
         );
-        seconds += start.elapsed().as_secs_f64();
+        let took = start.elapsed().as_secs_f64();
+        seconds += took;
+        per_position_seconds.push(took);
         per_position.push(out.nodes);
     }
     BenchResult {
         nodes: per_position.iter().sum(),
         per_position,
+        per_position_seconds,
         seconds,
         iterations,
     }
