@@ -715,6 +715,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 continue;
             }
             let child = pos.make(&m);
+            self.shared.tt.prefetch(child.hash());
             let child_clocks = clocks.after(&m, &child);
             let start = if m.is_irreversible() {
                 self.line.len()

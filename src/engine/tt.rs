@@ -3,7 +3,8 @@
 //! Each entry is two atomic words, the key XORed with the data and the data itself, so that a torn
 //! write (two threads storing at once) is detected when the key check fails and the entry is
 //! ignored. Buckets of four entries; the entry replaced is the one with the least depth, aged
-//! entries from earlier searches going first.
+//! entries from earlier searches going first. A bucket is one 64-byte cache line, and the search
+//! prefetches a child's bucket as it makes the move, so the probe rarely waits for memory.
 
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
@@ -38,9 +39,13 @@ struct Slot {
     data: AtomicU64,
 }
 
+/// One cache line of entries.
+#[repr(align(64))]
+struct Bucket([Slot; BUCKET]);
+
 /// The shared table.
 pub struct Tt {
-    slots: Vec<Slot>,
+    buckets: Vec<Bucket>,
     mask: usize,
     age: AtomicU8,
 }
@@ -49,15 +54,18 @@ impl Tt {
     /// A table of about `mib` MiB (rounded down to a power of two buckets; at least 1 MiB).
     pub fn new(mib: usize) -> Tt {
         let bytes = mib.clamp(1, 1 << 16) << 20;
-        let buckets = (bytes / (16 * BUCKET)).next_power_of_two() / 2;
-        let buckets = buckets.max(1024);
-        let mut slots = Vec::with_capacity(buckets * BUCKET);
-        slots.resize_with(buckets * BUCKET, || Slot {
-            check: AtomicU64::new(0),
-            data: AtomicU64::new(0),
+        let fit = bytes / std::mem::size_of::<Bucket>();
+        // the largest power of two that fits
+        let buckets = (1usize << (usize::BITS - 1 - fit.leading_zeros())).max(1024);
+        let mut table = Vec::with_capacity(buckets);
+        table.resize_with(buckets, || {
+            Bucket(std::array::from_fn(|_| Slot {
+                check: AtomicU64::new(0),
+                data: AtomicU64::new(0),
+            }))
         });
         Tt {
-            slots,
+            buckets: table,
             mask: buckets - 1,
             age: AtomicU8::new(0),
         }
@@ -65,12 +73,12 @@ impl Tt {
 
     /// Size in MiB.
     pub fn size_mib(&self) -> usize {
-        (self.slots.len() * 16) >> 20
+        (self.buckets.len() * std::mem::size_of::<Bucket>()) >> 20
     }
 
     /// Forgets everything.
     pub fn clear(&self) {
-        for s in &self.slots {
+        for s in self.buckets.iter().flat_map(|b| &b.0) {
             s.check.store(0, Ordering::Relaxed);
             s.data.store(0, Ordering::Relaxed);
         }
@@ -83,14 +91,30 @@ impl Tt {
         self.age.store((a + 1) & 63, Ordering::Relaxed);
     }
 
-    fn bucket(&self, key: u64) -> usize {
-        ((key as usize) & self.mask) * BUCKET
+    #[inline]
+    fn bucket(&self, key: u64) -> &[Slot; BUCKET] {
+        &self.buckets[(key as usize) & self.mask].0
+    }
+
+    /// Asks the processor to bring `key`'s bucket into the cache, for a probe soon after (a
+    /// hint only: it reads nothing and changes nothing).
+    #[inline]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = self.bucket(key) as *const [Slot; BUCKET] as *const i8;
+            // SAFETY: a prefetch is a hint that cannot fault; `p` points into the table.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// The entry stored for `key`, if any.
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        let b = self.bucket(key);
-        for s in &self.slots[b..b + BUCKET] {
+        for s in self.bucket(key) {
             let data = s.data.load(Ordering::Relaxed);
             if data != 0 && s.check.load(Ordering::Relaxed) ^ data == key {
                 return Some(unpack(data));
@@ -101,15 +125,15 @@ impl Tt {
 
     /// Stores an entry for `key`.
     pub fn store(&self, key: u64, e: Entry) {
-        let b = self.bucket(key);
+        let bucket = self.bucket(key);
         let age = self.age.load(Ordering::Relaxed) as u64;
-        let mut victim = b;
+        let mut victim = 0;
         let mut worst = i32::MAX;
-        for (i, s) in self.slots[b..b + BUCKET].iter().enumerate() {
+        for (i, s) in bucket.iter().enumerate() {
             let data = s.data.load(Ordering::Relaxed);
             if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
                 // same position: keep a deeper exact entry's move if the new one has none
-                victim = b + i;
+                victim = i;
                 if data != 0 && e.mv == 0 {
                     let old = unpack(data);
                     if old.depth > e.depth + 2 {
@@ -124,11 +148,11 @@ impl Tt {
             let value = old.depth - stale;
             if value < worst {
                 worst = value;
-                victim = b + i;
+                victim = i;
             }
         }
         let data = pack(e, age);
-        let s = &self.slots[victim];
+        let s = &bucket[victim];
         s.check.store(key ^ data, Ordering::Relaxed);
         s.data.store(data, Ordering::Relaxed);
     }
@@ -136,9 +160,12 @@ impl Tt {
     /// Permille of the first thousand buckets' entries used by the current search.
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Ordering::Relaxed) as u64;
-        let n = self.slots.len().min(1000);
-        let used = self.slots[..n]
+        let n = (self.buckets.len() * BUCKET).min(1000);
+        let used = self
+            .buckets
             .iter()
+            .flat_map(|b| &b.0)
+            .take(n)
             .filter(|s| {
                 let d = s.data.load(Ordering::Relaxed);
                 d != 0 && (d >> 58) & 63 == age
@@ -185,5 +212,21 @@ mod tests {
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF1), None);
         tt.clear();
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF0), None);
+        tt.prefetch(0x1234_5678_9ABC_DEF0);
+    }
+
+    #[test]
+    fn buckets_are_cache_lines() {
+        assert_eq!(std::mem::size_of::<Bucket>(), 64);
+        assert_eq!(std::mem::align_of::<Bucket>(), 64);
+        assert_eq!(Tt::new(4).size_mib(), 4);
+        assert_eq!(
+            Tt::new(6).size_mib(),
+            4,
+            "rounded down to a power of two buckets"
+        );
+        let tt = Tt::new(1);
+        assert_eq!(tt.size_mib(), 1);
+        assert_eq!(tt.buckets.as_ptr() as usize % 64, 0);
     }
 }
