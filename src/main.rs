@@ -702,7 +702,7 @@ fn run_bench(depth: u32, stats: bool, options: &Options) -> Result<(), String> {
     {
         let _ = writeln!(out, "position={} nodes={} time={:.3}", i + 1, n, t);
     }
-    let _ = writeln!(out, "time={:.3}", r.seconds);
+    let _ = writeln!(out, "time={:.3}", r.seconds());
     let _ = writeln!(out, "nodes={} nps={:.0}", r.nodes, r.nps());
     Ok(())
 }

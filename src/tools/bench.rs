@@ -63,17 +63,21 @@ pub struct BenchResult {
     pub per_position_seconds: Vec<f64>,
     /// Total nodes: the signature.
     pub nodes: u64,
-    /// Seconds taken.
-    pub seconds: f64,
     /// The search counters of each iteration (index 0: depth 1), summed over the positions.
     pub iterations: Vec<SearchStats>,
 }
 
 impl BenchResult {
+    /// Seconds taken by the searches in all.
+    pub fn seconds(&self) -> f64 {
+        self.per_position_seconds.iter().sum()
+    }
+
     /// Nodes per second.
     pub fn nps(&self) -> f64 {
-        if self.seconds > 0.0 {
-            self.nodes as f64 / self.seconds
+        let seconds = self.seconds();
+        if seconds > 0.0 {
+            self.nodes as f64 / seconds
         } else {
             0.0
         }
@@ -88,7 +92,6 @@ impl BenchResult {
 pub fn run(depth: u32, options: &Options) -> BenchResult {
     let mut per_position = Vec::with_capacity(POSITIONS.len());
     let mut per_position_seconds = Vec::with_capacity(POSITIONS.len());
-    let mut seconds = 0.0;
     let mut iterations: Vec<SearchStats> = Vec::new();
     for fen in POSITIONS {
         let game: Game<International> = Game::from_fen(fen).expect("bench positions are valid");
@@ -113,16 +116,13 @@ pub fn run(depth: u32, options: &Options) -> BenchResult {
                 before = info.stats;
             },
         );
-        let took = start.elapsed().as_secs_f64();
-        seconds += took;
-        per_position_seconds.push(took);
+        per_position_seconds.push(start.elapsed().as_secs_f64());
         per_position.push(out.nodes);
     }
     BenchResult {
         nodes: per_position.iter().sum(),
         per_position,
         per_position_seconds,
-        seconds,
         iterations,
     }
 }
