@@ -166,6 +166,10 @@ enum Command {
         /// Adam's step size (hundredths of a man).
         #[arg(long, default_value_t = 3.0)]
         lr: f32,
+        /// The step size at the end: it falls geometrically from --lr to this over the run
+        /// (without it: --lr for two thirds of the epochs, 0.3 of it after).
+        #[arg(long)]
+        lr_final: Option<f32>,
         /// Share of the game result in the target; the rest is the search score.
         #[arg(long, default_value_t = 0.1)]
         lambda: f32,
@@ -1035,7 +1039,7 @@ fn run_train<V: Variant>(
         .expect("a valid template"),
     );
     let mut epoch = 1;
-    bar.set_message(format!("{epoch}/{}", cfg.epochs));
+    bar.set_message(format!("{epoch}/{}", cfg.passes()));
     let net = train::train::<V>(
         cfg,
         &tr,
@@ -1055,7 +1059,7 @@ fn run_train<V: Variant>(
                 bar.println(line);
             }
             epoch = r.epoch + 1;
-            bar.set_message(format!("{epoch}/{}", cfg.epochs));
+            bar.set_message(format!("{epoch}/{}", cfg.passes()));
         },
     );
     bar.finish_and_clear();
@@ -1218,12 +1222,18 @@ fn main() -> ExitCode {
             with_variant!(variant, V => run_selfplay::<V>(&cfg, &out))
         }
         Command::Train {
+            lr_final: Some(x), ..
+        } if !(x > 0.0 && x.is_finite()) => {
+            Err(format!("--lr-final must be a positive step size, not {x}"))
+        }
+        Command::Train {
             variant,
             data,
             out,
             epochs,
             batch,
             lr,
+            lr_final,
             lambda,
             seed,
             min_count,
@@ -1233,6 +1243,7 @@ fn main() -> ExitCode {
                 epochs,
                 batch: batch.max(1),
                 lr,
+                lr_final,
                 lambda: lambda.clamp(0.0, 1.0),
                 seed,
                 min_count,

@@ -4,7 +4,8 @@
 //! - the incremental Zobrist hash equals the hash computed from scratch along random games;
 //! - every legal move reads back from its Hub form and its PDN form;
 //! - `fen::parse` and `notation::parse` return errors, never panic, on arbitrary text;
-//! - `movegen::count`, `movegen::has_capture` and `movegen::has_quiet_move` agree with `movegen::legal_moves`.
+//! - `movegen::count`, `movegen::has_capture`, `movegen::has_quiet_move` and
+//!   `movegen::has_promotion_move` agree with `movegen::legal_moves`.
 //!
 //! Positions come from random placements of men and kings and from random games from the start
 //! position. A failing case is shrunk and printed by proptest; set `PROPTEST_RNG_SEED` to replay a
@@ -181,6 +182,11 @@ macro_rules! variant_properties {
                     prop_assert_eq!(
                         movegen::has_quiet_move(&pos),
                         !quiet.is_empty(),
+                        "FEN {}", fen::write(&pos)
+                    );
+                    prop_assert_eq!(
+                        movegen::has_promotion_move(&pos),
+                        quiet.iter().any(|m| m.is_promotion()),
                         "FEN {}", fen::write(&pos)
                     );
                     // Either every move captures or none does.

@@ -513,6 +513,15 @@ pub fn has_quiet_move<V: Variant>(pos: &Position<V>) -> bool {
     kings != 0 && (0..4).any(|d| step::<V>(kings, d) & empty != 0)
 }
 
+/// Whether the side to move has a man that can step onto its promotion row.
+#[inline]
+pub fn has_promotion_move<V: Variant>(pos: &Position<V>) -> bool {
+    let us = pos.side();
+    let men = pos.men(us).0;
+    let [d0, d1] = forward(us);
+    (step::<V>(men, d0) | step::<V>(men, d1)) & pos.empty().0 & V::promotion_row(us).0 != 0
+}
+
 /// Appends the captures of the side to move (majority rule applied, equal moves merged).
 pub fn generate_captures<V: Variant>(pos: &Position<V>, list: &mut MoveList<V>) {
     let mut sink = ListSink { list, best: 0 };

@@ -66,6 +66,12 @@ pub struct SearchParams {
     /// Lazy SMP: when a helper completed a deeper iteration than the main thread, its move is
     /// played (not in analysis, whose lines are the main thread's).
     pub smp_vote: bool,
+    /// A quiet man move onto the row before promotion is searched one ply deeper (the
+    /// promotion it threatens is then inside the tree).
+    pub promo_ext: bool,
+    /// At the horizon, a quiet position in which the side to move can promote gets one more
+    /// ply of search instead of a static score.
+    pub promo_ply: bool,
 }
 
 impl SearchParams {
@@ -85,6 +91,8 @@ impl SearchParams {
         counter_move: false,
         smp_ahead: false,
         smp_vote: false,
+        promo_ext: false,
+        promo_ply: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -104,6 +112,8 @@ impl SearchParams {
         counter_move: false,
         smp_ahead: false,
         smp_vote: false,
+        promo_ext: false,
+        promo_ply: false,
     };
 
     /// The names [`set`](Self::set) takes, each with its current value's text.
@@ -123,6 +133,8 @@ impl SearchParams {
             ("counter-move", self.counter_move.to_string()),
             ("smp-ahead", self.smp_ahead.to_string()),
             ("smp-vote", self.smp_vote.to_string()),
+            ("promo-ext", self.promo_ext.to_string()),
+            ("promo-ply", self.promo_ply.to_string()),
         ]
     }
 
@@ -159,6 +171,8 @@ impl SearchParams {
             "counter-move" => self.counter_move = flag()?,
             "smp-ahead" => self.smp_ahead = flag()?,
             "smp-vote" => self.smp_vote = flag()?,
+            "promo-ext" => self.promo_ext = flag()?,
+            "promo-ply" => self.promo_ply = flag()?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -569,9 +583,10 @@ impl<'a, V: Variant> Worker<'a, V> {
                 if !movegen::has_quiet_move(pos) {
                     return -MATE + ply as i32;
                 }
+                let params = &self.shared.params;
                 let threatened = depth == 0
-                    && self.shared.params.threat_ply
-                    && movegen::opponent_has_capture(pos);
+                    && ((params.threat_ply && movegen::opponent_has_capture(pos))
+                        || (params.promo_ply && movegen::has_promotion_move(pos)));
                 if !threatened {
                     return self.evaluate(pos, ply);
                 }
@@ -726,7 +741,13 @@ impl<'a, V: Variant> Worker<'a, V> {
             self.line_start.push(start);
             self.came_by[ply + 1] = m.from_to_code() as u16;
 
-            let new_depth = depth - 1;
+            // a man arriving on the row before promotion threatens to crown
+            let promo_threat = params.promo_ext
+                && quiet
+                && !m.is_king_move()
+                && ply < MAX_PLY / 2
+                && V::ROW_OF[m.to_bit() as usize] as u32 == if side == 0 { 1 } else { V::ROWS - 2 };
+            let new_depth = depth - 1 + promo_threat as i32;
             let mut score;
             if i == 0 {
                 score = -self.search_node(
@@ -741,7 +762,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 );
             } else {
                 let mut r = 0;
-                if params.lmr && depth >= 3 && i >= 3 && quiet && !forced_capture {
+                if params.lmr && depth >= 3 && i >= 3 && quiet && !forced_capture && !promo_threat {
                     r = if params.lmr_divisor > 0 {
                         self.reductions[(depth as usize).min(63)][i.min(63)] as i32
                     } else {

@@ -28,6 +28,11 @@ pub struct TrainConfig {
     pub batch: usize,
     /// Adam's step size, in hundredths of a man.
     pub lr: f32,
+    /// The step size at the end: when set, the step size falls geometrically, batch by batch,
+    /// from `lr` to this, and a last pass at this step size follows in which the global terms
+    /// are rounded and held (see [`passes`](Self::passes)); when not, the step size is `lr` for
+    /// two thirds of the epochs and `0.3·lr` after.
+    pub lr_final: Option<f32>,
     /// Share of the game result in the target (the rest is the search score).
     pub lambda: f32,
     /// One game in this many is held out for validation.
@@ -39,12 +44,21 @@ pub struct TrainConfig {
     pub min_count: u32,
 }
 
+impl TrainConfig {
+    /// Passes over the data in all: the epochs, and with a final step size one more in which
+    /// the global terms are rounded and held while the tables settle.
+    pub fn passes(&self) -> usize {
+        self.epochs + self.lr_final.is_some() as usize
+    }
+}
+
 impl Default for TrainConfig {
     fn default() -> Self {
         TrainConfig {
             epochs: 16,
             batch: 16384,
             lr: 3.0,
+            lr_final: None,
             lambda: 0.1,
             valid_every: 16,
             seed: 1,
@@ -225,6 +239,21 @@ impl Params {
     }
 }
 
+/// The step size for batch `batch` (from 0) of `batches` in epoch `epoch` (from 1).
+fn step_size(cfg: &TrainConfig, epoch: usize, batch: usize, batches: usize) -> f32 {
+    match cfg.lr_final {
+        Some(end) => {
+            let total = (cfg.epochs * batches).max(2) - 1;
+            let done = (epoch - 1) * batches + batch;
+            let t = (done as f32 / total as f32).min(1.0);
+            cfg.lr * (end.max(1e-6) / cfg.lr).powf(t)
+        }
+        // the step size falls over the last third of the epochs
+        None if epoch * 3 > cfg.epochs * 2 => cfg.lr * 0.3,
+        None => cfg.lr,
+    }
+}
+
 /// The training target of sample `i`.
 #[inline(always)]
 fn target(data: &Dataset, i: usize, k: f32, lambda: f32) -> f32 {
@@ -292,18 +321,22 @@ pub fn train<V: Variant>(
         }
     }
     let frozen: Vec<bool> = count.iter().map(|&c| c < cfg.min_count).collect();
-    for epoch in 1..=cfg.epochs {
+    // With a falling step size the weights settle finely, and rounding the global terms (each
+    // multiplied by a piece count) to whole hundredths would undo part of that: they are
+    // rounded and held, and one more epoch at the final step size lets the tables make up.
+    for epoch in 1..=cfg.passes() {
+        let settling = epoch > cfg.epochs;
+        if settling {
+            for x in &mut params.w[base..] {
+                *x = x.round();
+            }
+        }
         // Fisher-Yates with the engine's generator
         for i in (1..order.len()).rev() {
             order.swap(i, rng.below(i + 1));
         }
-        // the step size falls over the last third of the epochs
-        let lr = if epoch * 3 > cfg.epochs * 2 {
-            cfg.lr * 0.3
-        } else {
-            cfg.lr
-        };
         for (bi, chunk) in order.chunks(batch).enumerate() {
+            let lr = step_size(cfg, epoch, bi, batches);
             // d loss / d evaluation for every sample, in parallel
             let de: Vec<f32> = chunk
                 .par_iter()
@@ -326,10 +359,12 @@ pub fn train<V: Variant>(
                 let i = i as usize;
                 let p = train.phase[i] as f32 / 256.0;
                 let (gm, ge) = (d * p * scale, d * (1.0 - p) * scale);
-                add(base, gm);
-                add(base + 1, ge);
+                if !settling {
+                    add(base, gm);
+                    add(base + 1, ge);
+                }
                 for (t, &c) in train.counts[i].iter().enumerate() {
-                    if c != 0 {
+                    if c != 0 && !settling {
                         add(base + 2 * (t + 1), gm * c as f32);
                         add(base + 2 * (t + 1) + 1, ge * c as f32);
                     }
@@ -428,11 +463,33 @@ mod tests {
     }
 
     #[test]
-    fn training_recovers_a_known_evaluation() {
-        // the search score of every sample is the known net's evaluation; the result is
-        // drawn from it, so the target is learnable exactly
+    fn the_step_size_falls_from_the_first_to_the_last() {
+        let mut cfg = TrainConfig {
+            epochs: 4,
+            lr: 2.0,
+            ..TrainConfig::default()
+        };
+        // without a final step size: 2.0 for the first two thirds, then 0.6
+        assert_eq!(step_size(&cfg, 1, 0, 10), 2.0);
+        assert_eq!(step_size(&cfg, 2, 9, 10), 2.0);
+        assert!((step_size(&cfg, 3, 0, 10) - 0.6).abs() < 1e-6);
+        cfg.lr_final = Some(0.02);
+        let all: Vec<f32> = (1..=4)
+            .flat_map(|e| (0..10).map(move |b| (e, b)))
+            .map(|(e, b)| step_size(&cfg, e, b, 10))
+            .collect();
+        assert!((all[0] - 2.0).abs() < 1e-6);
+        assert!((all[39] - 0.02).abs() < 1e-6, "{}", all[39]);
+        assert!(all.windows(2).all(|w| w[1] < w[0]));
+        // halfway, the geometric mean
+        assert!((step_size(&cfg, 3, 0, 10) / 0.2 - 1.0).abs() < 0.1);
+    }
+
+    /// Samples whose search score is the known net's evaluation and whose result is drawn from
+    /// it, so that the target is learnable exactly; and the first 1000 of them as a validation
+    /// set.
+    fn known_data(k: f32) -> (Dataset, Dataset) {
         let truth = known_net();
-        let k = 150.0f32;
         let mut rng = Rng::new(9);
         let mut data = Dataset::new::<Russian>();
         for pos in positions(6000, 1) {
@@ -453,6 +510,42 @@ mod tests {
             score: data.score[..1000].to_vec(),
             result: data.result[..1000].to_vec(),
         };
+        (data, valid_data)
+    }
+
+    #[test]
+    fn a_falling_step_size_settles_and_rounds_well() {
+        let (data, valid_data) = known_data(150.0);
+        let cfg = TrainConfig {
+            epochs: 20,
+            batch: 256,
+            lr: 4.0,
+            lr_final: Some(0.1),
+            lambda: 0.0,
+            ..TrainConfig::default()
+        };
+        let start = loss(&Params::new(data.windows), &data, fit_scale(&data), 0.0);
+        let mut reports = Vec::new();
+        let net = train::<Russian>(&cfg, &data, &valid_data, &mut |_, _| {}, &mut |r| {
+            reports.push(r)
+        });
+        // the epochs and the settling pass
+        assert_eq!(reports.len(), 21);
+        let last = reports.last().unwrap();
+        assert!(last.train < start / 4.0, "{} vs {start}", last.train);
+        // the rounded net loses almost nothing to its float weights
+        let nl = net_loss::<Russian>(&net, &data, 0.0);
+        assert!(
+            (nl - last.train).abs() < 0.05 * last.train + 1e-5,
+            "{nl} vs {}",
+            last.train
+        );
+    }
+
+    #[test]
+    fn training_recovers_a_known_evaluation() {
+        let k = 150.0f32;
+        let (data, valid_data) = known_data(k);
         let cfg = TrainConfig {
             epochs: 30,
             batch: 256,
