@@ -362,11 +362,11 @@ pub fn train<V: Variant>(
                 if !settling {
                     add(base, gm);
                     add(base + 1, ge);
-                }
-                for (t, &c) in train.counts[i].iter().enumerate() {
-                    if c != 0 && !settling {
-                        add(base + 2 * (t + 1), gm * c as f32);
-                        add(base + 2 * (t + 1) + 1, ge * c as f32);
+                    for (t, &c) in train.counts[i].iter().enumerate() {
+                        if c != 0 {
+                            add(base + 2 * (t + 1), gm * c as f32);
+                            add(base + 2 * (t + 1) + 1, ge * c as f32);
+                        }
                     }
                 }
                 for (w, &idx) in train.index[i * n..(i + 1) * n].iter().enumerate() {
@@ -513,6 +513,24 @@ mod tests {
         (data, valid_data)
     }
 
+    /// The loss of the starting weights on `data`, the epoch reports and the net of training
+    /// on it with `cfg`.
+    fn train_from_zero(
+        cfg: &TrainConfig,
+        data: &Dataset,
+        valid: &Dataset,
+    ) -> (f64, Vec<EpochReport>, PatternEval) {
+        let start = loss(
+            &Params::new(data.windows),
+            data,
+            fit_scale(data),
+            cfg.lambda,
+        );
+        let mut reports = Vec::new();
+        let net = train::<Russian>(cfg, data, valid, &mut |_, _| {}, &mut |r| reports.push(r));
+        (start, reports, net)
+    }
+
     #[test]
     fn a_falling_step_size_settles_and_rounds_well() {
         let (data, valid_data) = known_data(150.0);
@@ -524,11 +542,7 @@ mod tests {
             lambda: 0.0,
             ..TrainConfig::default()
         };
-        let start = loss(&Params::new(data.windows), &data, fit_scale(&data), 0.0);
-        let mut reports = Vec::new();
-        let net = train::<Russian>(&cfg, &data, &valid_data, &mut |_, _| {}, &mut |r| {
-            reports.push(r)
-        });
+        let (start, reports, net) = train_from_zero(&cfg, &data, &valid_data);
         // the epochs and the settling pass
         assert_eq!(reports.len(), 21);
         let last = reports.last().unwrap();
@@ -553,11 +567,7 @@ mod tests {
             lambda: 0.0,
             ..TrainConfig::default()
         };
-        let start = loss(&Params::new(data.windows), &data, fit_scale(&data), 0.0);
-        let mut reports = Vec::new();
-        let net = train::<Russian>(&cfg, &data, &valid_data, &mut |_, _| {}, &mut |r| {
-            reports.push(r)
-        });
+        let (start, reports, net) = train_from_zero(&cfg, &data, &valid_data);
         let last = reports.last().unwrap();
         assert_eq!(reports.len(), 30);
         assert!(
