@@ -132,7 +132,7 @@ fn two_threads_find_a_legal_move() {
 #[test]
 fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_threads() {
     // with helpers, the answer may come from a helper's deeper iteration: it must still be a
-    // legal line that begins with the move played
+    // legal line that begins with the move played (also while threads defer each other's moves)
     let game = Game::<International>::from_fen(
         "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
     )
@@ -144,6 +144,7 @@ fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_thre
             ..Options::default()
         };
         o.search.set("smp-vote", "on").unwrap();
+        o.search.set("smp-defer-depth", "3").unwrap();
         o.search
             .set("smp-ahead", if threads == 3 { "on" } else { "off" })
             .unwrap();
@@ -217,4 +218,51 @@ fn stop_ends_an_infinite_search_promptly() {
     assert!(asked.elapsed().as_secs_f64() < 0.1);
     assert!(t.elapsed().as_secs_f64() >= 0.3);
     assert!(out.best.is_some());
+}
+
+#[test]
+fn an_interrupted_iteration_gives_its_proved_move_with_partial_root() {
+    // one thread is deterministic, so at the same node limit the two searches walk the same
+    // tree and stop at the same node; with `partial-root` the answer may be the better move the
+    // interrupted iteration had proved by then
+    let game = Game::<International>::from_fen(
+        "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
+    )
+    .unwrap();
+    let run = |nodes: u64, partial: bool| {
+        let mut o = Options {
+            tt_mib: 16,
+            ..Options::default()
+        };
+        o.search
+            .set("partial-root", if partial { "on" } else { "off" })
+            .unwrap();
+        let mut e = Engine::new(o);
+        e.search(
+            &game,
+            &Limits::nodes(nodes),
+            Mode::Think,
+            &SearchHandle::new(),
+            &mut |_| {},
+        )
+    };
+    let mut differ = 0;
+    for k in 0..24u64 {
+        let nodes = 2_000 + k * k * 500;
+        let (off, on) = (run(nodes, false), run(nodes, true));
+        assert_eq!(off.depth, on.depth, "the iterations completed are the same");
+        assert_eq!(on.pv.first().copied(), on.best);
+        let mut g = game.clone();
+        for m in &on.pv {
+            assert!(
+                movegen::legal_moves(g.position()).iter().any(|x| x == m),
+                "illegal move in the line"
+            );
+            g.play(*m).unwrap();
+        }
+        if on.best != off.best {
+            differ += 1;
+        }
+    }
+    assert!(differ > 0, "no interrupted iteration changed the move");
 }

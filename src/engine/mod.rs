@@ -30,7 +30,7 @@ use levels::Level;
 use pattern::PatternEval;
 pub use search::SearchParams;
 pub use search::SearchStats;
-use search::{Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
+use search::{Busy, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
 use time::{Clock, Limits};
 use tt::Tt;
 
@@ -327,7 +327,8 @@ impl Engine {
     ) -> Outcome<V> {
         let pos = *game.position();
         let legal = movegen::legal_moves(&pos);
-        let clock = Clock::new(limits, mode == Mode::Ponder);
+        let params = self.options.search;
+        let clock = Clock::planned(limits, mode == Mode::Ponder, params.time);
         let mut out = Outcome {
             best: None,
             ponder: None,
@@ -395,6 +396,7 @@ impl Engine {
             params: self.options.search,
             ponder_hit: Some(&handle.ponder_hit),
             egdb: self.egdb::<V>(),
+            busy: (self.options.threads > 1 && params.smp_defer_depth > 0).then(Busy::new),
         };
         let history = game.reversible_hashes();
         let clocks = game.clocks();
@@ -424,7 +426,7 @@ impl Engine {
                             let mut d = 1 + (id as i32 % 2);
                             let mut score = 0;
                             while d <= max_depth as i32 && !shared.stop.load(Ordering::Relaxed) {
-                                score = aspiration(&mut w, &pos, clocks, &order, d, score);
+                                score = aspiration(&mut w, &pos, clocks, &order, d, score, params);
                                 if w.stopped() {
                                     break;
                                 }
@@ -458,8 +460,16 @@ impl Engine {
                 if clock.pondering() && ponder_hit.load(Ordering::Relaxed) {
                     clock.ponder_hit();
                 }
-                let s = aspiration(&mut w, &pos, clocks, &order, depth, score);
+                let s = aspiration(&mut w, &pos, clocks, &order, depth, score, params);
                 if w.stopped() && out.depth > 0 {
+                    // the interrupted iteration may already have proved a better move
+                    if params.partial_root && !w.root_pv().is_empty() {
+                        let pv = w.root_pv().to_vec();
+                        out.best = Some(pv[0]);
+                        out.ponder = pv.get(1).copied();
+                        out.score = w.root_score();
+                        out.pv = pv;
+                    }
                     break;
                 }
                 let pv = w.root_pv().to_vec();
@@ -468,6 +478,7 @@ impl Engine {
                 }
                 let changed = out.best != Some(pv[0]);
                 stable = if changed { 0 } else { stable + 1 };
+                let score_before = score;
                 score = s;
                 if let Some(i) = order.iter().position(|m| *m == pv[0]) {
                     order[..=i].rotate_right(1);
@@ -495,13 +506,17 @@ impl Engine {
                 if mode != Mode::Analyze && s.abs() > MATE_BOUND && depth > (MATE - s.abs()) + 2 {
                     break;
                 }
-                let factor = if changed && depth > 4 {
+                let mut factor: f64 = if changed && depth > 4 {
                     1.5
                 } else if stable >= 3 {
                     0.6
                 } else {
                     1.0
                 };
+                // a falling score asks for more time to find the way out
+                if params.time_drop > 0 && depth > 4 && s <= score_before - params.time_drop {
+                    factor = factor.max(1.0) * 1.5;
+                }
                 if clock.soft_expired(factor) {
                     break;
                 }
@@ -573,6 +588,7 @@ impl Engine {
             params: self.options.search,
             ponder_hit: None,
             egdb: self.egdb::<V>(),
+            busy: None,
         };
         let history = game.reversible_hashes();
         let mut w = Worker::<V>::new(&shared, true, &history);
@@ -613,8 +629,9 @@ fn aspiration<V: Variant>(
     order: &[Move<V>],
     depth: i32,
     score: i32,
+    params: SearchParams,
 ) -> i32 {
-    let mut delta = 25;
+    let mut delta = params.aspiration;
     let (mut alpha, mut beta) = if depth >= 4 && score.abs() < MATE_BOUND {
         (score - delta, score + delta)
     } else {

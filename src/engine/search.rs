@@ -11,7 +11,7 @@ use crate::core::moves::{Move, MoveList, MAX_MOVES};
 use crate::core::position::Position;
 use crate::core::variant::Variant;
 use crate::engine::evaluator::Evaluator;
-use crate::engine::time::Clock;
+use crate::engine::time::{Clock, TimePlan};
 use crate::engine::tt::{Bound, Entry, Tt};
 
 /// Score of a won game at the root (a win in `n` plies scores `MATE - n`).
@@ -72,6 +72,32 @@ pub struct SearchParams {
     /// At the horizon, a quiet position in which the side to move can promote gets one more
     /// ply of search instead of a static score.
     pub promo_ply: bool,
+    /// At a threatened quiet node at the horizon (see `threat_ply`) of a non-PV line whose
+    /// static score is at least this much below alpha, the static score is returned instead
+    /// of searching the replies to the threat. 0 turns it off.
+    pub threat_margin: i32,
+    /// Futility pruning of quiet moves: at depth 1 and 2 of calm non-PV nodes whose static score
+    /// is at least this much (per ply of depth) below alpha, only the first quiet move is
+    /// searched. 0 turns it off. 40: +15 Elo at 3+0.03 (README).
+    pub move_futility: i32,
+    /// Late-move reductions start with the move of this number in the order (from 0).
+    pub lmr_min_move: usize,
+    /// Half-width of the first aspiration window around the previous iteration's score, in
+    /// hundredths of a man.
+    pub aspiration: i32,
+    /// When time runs out in the middle of an iteration, play the best move that iteration has
+    /// proved so far (a move that beat the window's lower bound) rather than the previous
+    /// iteration's.
+    pub partial_root: bool,
+    /// When the score of an iteration is at least this many hundredths below the previous
+    /// iteration's, the soft time limit is stretched by half. 0 turns it off.
+    pub time_drop: i32,
+    /// How the clock's time is shared out among the moves.
+    pub time: TimePlan,
+    /// Lazy SMP with deferral: at nodes of this depth or more, a move (other than the first)
+    /// that another thread is searching is put off until the node's other moves are done.
+    /// 0 turns it off; it only acts with several threads.
+    pub smp_defer_depth: i32,
 }
 
 impl SearchParams {
@@ -93,6 +119,14 @@ impl SearchParams {
         smp_vote: false,
         promo_ext: false,
         promo_ply: false,
+        threat_margin: 0,
+        move_futility: 40,
+        lmr_min_move: 3,
+        aspiration: 25,
+        partial_root: false,
+        time_drop: 0,
+        time: TimePlan::DEFAULT,
+        smp_defer_depth: 0,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -114,6 +148,14 @@ impl SearchParams {
         smp_vote: false,
         promo_ext: false,
         promo_ply: false,
+        threat_margin: 0,
+        move_futility: 0,
+        lmr_min_move: 3,
+        aspiration: 25,
+        partial_root: false,
+        time_drop: 0,
+        time: TimePlan::DEFAULT,
+        smp_defer_depth: 0,
     };
 
     /// The names [`set`](Self::set) takes, each with its current value's text.
@@ -135,6 +177,16 @@ impl SearchParams {
             ("smp-vote", self.smp_vote.to_string()),
             ("promo-ext", self.promo_ext.to_string()),
             ("promo-ply", self.promo_ply.to_string()),
+            ("threat-margin", self.threat_margin.to_string()),
+            ("move-futility", self.move_futility.to_string()),
+            ("lmr-min-move", self.lmr_min_move.to_string()),
+            ("aspiration", self.aspiration.to_string()),
+            ("partial-root", self.partial_root.to_string()),
+            ("time-drop", self.time_drop.to_string()),
+            ("time-moves", self.time.moves.to_string()),
+            ("time-soft", self.time.soft.to_string()),
+            ("time-hard", self.time.hard.to_string()),
+            ("smp-defer-depth", self.smp_defer_depth.to_string()),
         ]
     }
 
@@ -173,6 +225,16 @@ impl SearchParams {
             "smp-vote" => self.smp_vote = flag()?,
             "promo-ext" => self.promo_ext = flag()?,
             "promo-ply" => self.promo_ply = flag()?,
+            "threat-margin" => self.threat_margin = int(0, 1000)?,
+            "move-futility" => self.move_futility = int(0, 1000)?,
+            "lmr-min-move" => self.lmr_min_move = int(1, 64)? as usize,
+            "aspiration" => self.aspiration = int(1, 1000)?,
+            "partial-root" => self.partial_root = flag()?,
+            "time-drop" => self.time_drop = int(0, 1000)?,
+            "time-moves" => self.time.moves = int(1, 50)? as u32,
+            "time-soft" => self.time.soft = int(1, 1000)? as u32,
+            "time-hard" => self.time.hard = int(1, 1000)? as u32,
+            "smp-defer-depth" => self.smp_defer_depth = int(0, 64)?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -211,7 +273,69 @@ pub struct Shared<'a> {
     pub ponder_hit: Option<&'a AtomicBool>,
     /// The endgame database of the variant searched, if any.
     pub egdb: Option<&'a crate::engine::egdb::Egdb>,
+    /// The moves threads are searching, when several threads defer them (`smp-defer`).
+    pub busy: Option<Busy>,
 }
+
+/// The moves that search threads are in the middle of, so that the other threads put them off
+/// and search something else first (Lazy SMP with deferral, the idea of ABDADA): one slot per
+/// (position, move) hash, overwritten freely, so a mark may be lost or stale but is never
+/// wrong for long.
+pub struct Busy {
+    slots: Box<[AtomicU64]>,
+}
+
+impl Busy {
+    /// Slots in the table (a power of two).
+    const SLOTS: usize = 1 << 13;
+
+    /// An empty table.
+    pub fn new() -> Busy {
+        Busy {
+            slots: (0..Self::SLOTS).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// The mark of move `code` in the position of hash `hash` (never 0).
+    #[inline]
+    pub fn key(hash: u64, code: u32) -> u64 {
+        (hash ^ u64::from(code).wrapping_mul(0x9E37_79B9_7F4A_7C15)) | 1
+    }
+
+    #[inline]
+    fn slot(&self, key: u64) -> &AtomicU64 {
+        &self.slots[(key >> 40) as usize & (Self::SLOTS - 1)]
+    }
+
+    /// Whether some thread is searching the move of `key`.
+    #[inline]
+    pub fn is_busy(&self, key: u64) -> bool {
+        self.slot(key).load(Ordering::Relaxed) == key
+    }
+
+    /// Marks the move of `key` as being searched.
+    #[inline]
+    pub fn enter(&self, key: u64) {
+        self.slot(key).store(key, Ordering::Relaxed);
+    }
+
+    /// Clears the mark of `key` (unless another move took the slot since).
+    #[inline]
+    pub fn leave(&self, key: u64) {
+        let _ = self
+            .slot(key)
+            .compare_exchange(key, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
+impl Default for Busy {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Most moves one node puts off for other threads (the rest are searched at once).
+const MAX_DEFERRED: usize = 32;
 
 /// Encodes a move for the table and killers: from, to and a check of the captured set.
 #[inline(always)]
@@ -329,6 +453,10 @@ search_stats! {
     pv_researches,
     /// Nodes ended by reverse futility pruning.
     futility_prunes,
+    /// Quiet moves skipped by futility pruning.
+    futility_move_prunes,
+    /// Threatened horizon nodes left unsearched because they were far below alpha.
+    threat_prunes,
     /// Quiet moves skipped by late-move pruning.
     late_move_prunes,
     /// Nodes ended by ProbCut.
@@ -359,6 +487,9 @@ pub struct Worker<'a, V: Variant> {
     leaves: u64,
     /// Deepest ply reached.
     pub seldepth: usize,
+    /// The score of the root's best move so far in the current (or last) root search; it
+    /// belongs to [`root_pv`](Self::root_pv) when that is not empty.
+    root_score: i32,
     /// Late-move reductions by depth and move number.
     reductions: Box<[[u8; 64]; 64]>,
     /// Move ordering scores, one row per ply (kept here so that no node clears a large array).
@@ -393,6 +524,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             scores: vec![[0; MAX_MOVES]; MAX_PLY],
             leaves: 0,
             seldepth: 0,
+            root_score: -INF,
             stats: SearchStats::default(),
         }
     }
@@ -424,9 +556,16 @@ impl<'a, V: Variant> Worker<'a, V> {
         self.stopped
     }
 
-    /// The principal variation of the last completed root search.
+    /// The principal variation of the last root search: when that search was stopped, the
+    /// line of the best move it had proved by then (empty if none).
     pub fn root_pv(&self) -> &[Move<V>] {
         &self.pv[0]
+    }
+
+    /// The score of [`root_pv`](Self::root_pv)'s first move (fail-soft: a lower bound when it
+    /// reached the window's upper bound).
+    pub fn root_score(&self) -> i32 {
+        self.root_score
     }
 
     fn flush_nodes(&mut self) {
@@ -590,6 +729,14 @@ impl<'a, V: Variant> Worker<'a, V> {
                 if !threatened {
                     return self.evaluate(pos, ply);
                 }
+                // already this far below alpha, a threatened side is taken to stay there
+                if params.threat_margin > 0 && !pv_node {
+                    let e = self.shared.eval.evaluate(pos);
+                    if e + params.threat_margin <= alpha {
+                        self.stats.threat_prunes += 1;
+                        return e;
+                    }
+                }
                 movegen::generate_quiet(pos, &mut list);
             }
             None => movegen::generate(pos, &mut list),
@@ -620,23 +767,34 @@ impl<'a, V: Variant> Worker<'a, V> {
         }
 
         let params = &self.shared.params;
-        // Reverse futility: far above beta in a calm position at low depth, the side to move
-        // is assumed to keep its edge. (A quiet node at depth 0 only gets here when the
-        // opponent threatens a capture, so it is not calm: `depth >= 1` spares the check.)
-        if !pv_node
+        // The static score of a calm node (no capture for either side) near the leaves, where
+        // futility pruning may use it. (A quiet node at depth 0 only gets here when the opponent
+        // threatens a capture, so it is not calm: `depth >= 1` spares the check.)
+        let rfp = params.futility_margin > 0 && depth <= params.futility_depth;
+        let mfp = params.move_futility > 0 && depth <= 2;
+        let calm_eval = if !pv_node
             && !is_root
             && !forced_capture
-            && (1..=params.futility_depth).contains(&depth)
-            && params.futility_margin > 0
+            && depth >= 1
+            && (rfp || mfp)
             && beta.abs() < MATE_BOUND
             && !movegen::opponent_has_capture(pos)
         {
-            let stand = self.shared.eval.evaluate(pos);
-            if stand - params.futility_margin * depth >= beta {
+            Some(self.shared.eval.evaluate(pos))
+        } else {
+            None
+        };
+        // Reverse futility: far above beta in a calm position at low depth, the side to move
+        // is assumed to keep its edge.
+        if let Some(stand) = calm_eval {
+            if rfp && stand - params.futility_margin * depth >= beta {
                 self.stats.futility_prunes += 1;
                 return stand;
             }
         }
+        // Futility of quiet moves: far below alpha, a quiet move is not expected to bring the
+        // score back, so only the first one is searched.
+        let futile = mfp && calm_eval.is_some_and(|e| e + params.move_futility * depth <= alpha);
 
         // ProbCut: a shallower search of this node that clears beta by a margin is taken as
         // proof that the full search would too.
@@ -701,21 +859,44 @@ impl<'a, V: Variant> Worker<'a, V> {
         let mut best = -INF;
         let mut best_code = 0u32;
         let moves = list.as_mut_slice();
-        for i in 0..n {
-            if !is_root {
-                // pick the best remaining move
-                let scores = &mut self.scores[ply];
-                let mut bi = i;
-                for j in i + 1..n {
-                    if scores[j] > scores[bi] {
-                        bi = j;
+        // Lazy SMP deferral: moves another thread is searching are put off to the end
+        let busy = match &self.shared.busy {
+            Some(b) if !is_root && depth >= params.smp_defer_depth => Some(b),
+            _ => None,
+        };
+        let mut deferred = [0u16; MAX_DEFERRED];
+        let (mut n_deferred, mut next_deferred) = (0, 0);
+        let mut next = 0;
+        loop {
+            let i;
+            let first_pass = next < n;
+            if first_pass {
+                i = next;
+                next += 1;
+                if !is_root {
+                    // pick the best remaining move
+                    let scores = &mut self.scores[ply];
+                    let mut bi = i;
+                    for j in i + 1..n {
+                        if scores[j] > scores[bi] {
+                            bi = j;
+                        }
                     }
+                    moves.swap(i, bi);
+                    scores.swap(i, bi);
                 }
-                moves.swap(i, bi);
-                scores.swap(i, bi);
+            } else if next_deferred < n_deferred {
+                i = deferred[next_deferred] as usize;
+                next_deferred += 1;
+            } else {
+                break;
             }
             let m = moves[i];
             let quiet = !m.is_capture() && !m.is_promotion();
+            if futile && quiet && i > 0 && best > -MATE_BOUND {
+                self.stats.futility_move_prunes += 1;
+                continue;
+            }
             // Late-move pruning: near the leaves, quiet moves far down the order are skipped.
             if !pv_node
                 && !is_root
@@ -729,6 +910,19 @@ impl<'a, V: Variant> Worker<'a, V> {
                 self.stats.late_move_prunes += 1;
                 continue;
             }
+            let busy_key = match busy {
+                Some(b) if i > 0 => {
+                    let k = Busy::key(key, encode(&m));
+                    if first_pass && n_deferred < MAX_DEFERRED && b.is_busy(k) {
+                        deferred[n_deferred] = i as u16;
+                        n_deferred += 1;
+                        continue;
+                    }
+                    b.enter(k);
+                    Some(k)
+                }
+                _ => None,
+            };
             let child = pos.make(&m);
             self.shared.tt.prefetch(child.hash());
             let child_clocks = clocks.after(&m, &child);
@@ -762,7 +956,13 @@ impl<'a, V: Variant> Worker<'a, V> {
                 );
             } else {
                 let mut r = 0;
-                if params.lmr && depth >= 3 && i >= 3 && quiet && !forced_capture && !promo_threat {
+                if params.lmr
+                    && depth >= 3
+                    && i >= params.lmr_min_move
+                    && quiet
+                    && !forced_capture
+                    && !promo_threat
+                {
                     r = if params.lmr_divisor > 0 {
                         self.reductions[(depth as usize).min(63)][i.min(63)] as i32
                     } else {
@@ -817,6 +1017,9 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             self.line.pop();
             self.line_start.pop();
+            if let (Some(b), Some(k)) = (busy, busy_key) {
+                b.leave(k);
+            }
             if self.stopped {
                 return 0;
             }
@@ -825,6 +1028,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                 best_code = encode(&m);
                 if score > alpha {
                     alpha = score;
+                    if is_root {
+                        self.root_score = score;
+                    }
                     let (head, tail) = self.pv.split_at_mut(ply + 1);
                     let line = &mut head[ply];
                     line.clear();
@@ -913,5 +1119,29 @@ mod tests {
         assert!(h > 0 && h <= HISTORY_MAX, "{h}");
         gravity(&mut h, -400);
         assert!(h < HISTORY_MAX);
+    }
+
+    #[test]
+    fn busy_marks_are_set_seen_and_cleared() {
+        let b = Busy::new();
+        let k = Busy::key(0x1234_5678_9ABC_DEF0, 77);
+        assert_ne!(k, 0);
+        assert_ne!(k, Busy::key(0x1234_5678_9ABC_DEF0, 78));
+        assert!(!b.is_busy(k));
+        b.enter(k);
+        assert!(b.is_busy(k));
+        b.leave(k);
+        assert!(!b.is_busy(k));
+        // another move in the same slot takes it over; leaving the first keeps the second's mark
+        let other = k ^ 2;
+        assert_eq!(
+            (k >> 40) as usize & (Busy::SLOTS - 1),
+            (other >> 40) as usize & (Busy::SLOTS - 1)
+        );
+        b.enter(k);
+        b.enter(other);
+        assert!(!b.is_busy(k) && b.is_busy(other));
+        b.leave(k);
+        assert!(b.is_busy(other));
     }
 }

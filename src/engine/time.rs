@@ -51,6 +51,34 @@ impl Limits {
 /// Time kept back from every budget for answering and process overhead.
 const SAFETY: f64 = 0.030;
 
+/// How a clock's time is shared out among the moves: the settings of the time manager, kept as
+/// data so that they can be tuned in matches (Hub parameters `search-time-*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimePlan {
+    /// The number of moves the remaining time is planned for when the clock gives none
+    /// (sudden death).
+    pub moves: u32,
+    /// The soft limit (no new iteration after it) in percent of a move's share.
+    pub soft: u32,
+    /// The hard limit (the search stops) in percent of a move's share.
+    pub hard: u32,
+}
+
+impl TimePlan {
+    /// The plan the engine plays with.
+    pub const DEFAULT: TimePlan = TimePlan {
+        moves: 30,
+        soft: 70,
+        hard: 400,
+    };
+}
+
+impl Default for TimePlan {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
 /// Soft and hard deadlines for one search, measured from the start, or from `ponder-hit` when
 /// the search began as a ponder search.
 #[derive(Debug)]
@@ -63,10 +91,15 @@ pub struct Clock {
 }
 
 impl Clock {
-    /// Plans the search's time from the limits. `pondering` delays the budget until
-    /// [`Clock::ponder_hit`].
+    /// Plans the search's time from the limits with the default plan. `pondering` delays the
+    /// budget until [`Clock::ponder_hit`].
     pub fn new(limits: &Limits, pondering: bool) -> Clock {
-        let (soft, hard) = budget(limits);
+        Clock::planned(limits, pondering, TimePlan::DEFAULT)
+    }
+
+    /// Plans the search's time from the limits by `plan`.
+    pub fn planned(limits: &Limits, pondering: bool, plan: TimePlan) -> Clock {
+        let (soft, hard) = budget(limits, plan);
         Clock {
             start: Instant::now(),
             origin_ms: AtomicU64::new(if pondering { u64::MAX } else { 0 }),
@@ -126,7 +159,7 @@ impl Clock {
 }
 
 /// Computes (soft, hard) budgets in seconds.
-fn budget(l: &Limits) -> (Option<f64>, Option<f64>) {
+fn budget(l: &Limits, plan: TimePlan) -> (Option<f64>, Option<f64>) {
     if l.infinite {
         return (None, None);
     }
@@ -136,7 +169,7 @@ fn budget(l: &Limits) -> (Option<f64>, Option<f64>) {
     }
     if let Some(left) = l.time {
         let left = left.max(0.0);
-        let mtg = l.moves_to_go.unwrap_or(30).clamp(1, 50) as f64;
+        let mtg = l.moves_to_go.unwrap_or(plan.moves).clamp(1, 50) as f64;
         let usable = (left - SAFETY).max(0.0);
         let per_move = usable / mtg + l.inc * 0.8;
         let hard_cap = if l.moves_to_go == Some(1) {
@@ -144,8 +177,10 @@ fn budget(l: &Limits) -> (Option<f64>, Option<f64>) {
         } else {
             usable * 0.4
         };
-        let hard = (per_move * 4.0).min(hard_cap).max(0.005);
-        let soft = (per_move * 0.7).min(hard);
+        let hard = (per_move * plan.hard as f64 / 100.0)
+            .min(hard_cap)
+            .max(0.005);
+        let soft = (per_move * plan.soft as f64 / 100.0).min(hard);
         return (Some(soft), Some(hard));
     }
     (None, None)
@@ -162,14 +197,14 @@ mod tests {
 
     #[test]
     fn budgets_fit_the_clock() {
-        let (s, h) = budget(&Limits::move_time(1.0));
+        let (s, h) = budget(&Limits::move_time(1.0), TimePlan::DEFAULT);
         assert!(s.unwrap() <= 1.0 && h.unwrap() <= 1.0);
         let l = Limits {
             time: Some(60.0),
             inc: 1.0,
             ..Limits::default()
         };
-        let (s, h) = budget(&l);
+        let (s, h) = budget(&l, TimePlan::DEFAULT);
         assert!(s.unwrap() < h.unwrap());
         assert!(h.unwrap() <= 60.0 * 0.4);
         let l = Limits {
@@ -177,8 +212,41 @@ mod tests {
             moves_to_go: Some(1),
             ..Limits::default()
         };
-        let (_, h) = budget(&l);
+        let (_, h) = budget(&l, TimePlan::DEFAULT);
         assert!(h.unwrap() < 0.05);
-        assert_eq!(budget(&Limits::depth(3)), (None, None));
+        assert_eq!(budget(&Limits::depth(3), TimePlan::DEFAULT), (None, None));
+    }
+
+    #[test]
+    fn the_plan_shares_out_the_clock() {
+        let l = Limits {
+            time: Some(10.0),
+            inc: 0.1,
+            ..Limits::default()
+        };
+        let plan = |moves, soft, hard| TimePlan { moves, soft, hard };
+        let (s30, h30) = budget(&l, plan(30, 70, 400));
+        let (s15, h15) = budget(&l, plan(15, 70, 400));
+        // fewer moves planned, more time for each
+        assert!(s15.unwrap() > s30.unwrap() && h15.unwrap() > h30.unwrap());
+        // the limits are the plan's shares of a move's time
+        let per_move = (10.0 - SAFETY) / 30.0 + 0.1 * 0.8;
+        assert!((s30.unwrap() - 0.7 * per_move).abs() < 1e-9);
+        assert!((h30.unwrap() - 4.0 * per_move).abs() < 1e-9);
+        let (s, h) = budget(&l, plan(30, 100, 200));
+        assert!((s.unwrap() - per_move).abs() < 1e-9);
+        assert!((h.unwrap() - 2.0 * per_move).abs() < 1e-9);
+        // the soft limit never passes the hard one
+        let (s, h) = budget(&l, plan(30, 500, 150));
+        assert_eq!(s, h);
+        // a clock that names its moves is followed instead of the plan
+        let named = Limits {
+            moves_to_go: Some(10),
+            ..l.clone()
+        };
+        assert_eq!(
+            budget(&named, plan(30, 70, 400)),
+            budget(&named, plan(45, 70, 400))
+        );
     }
 }

@@ -141,7 +141,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         }
     };
     let mut t = String::from(
-        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  lmp  probcut\n",
+        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  futile-mv  threat  lmp  probcut\n",
     );
     let mut prev = 0u64;
     for (i, s) in iterations.iter().enumerate() {
@@ -152,7 +152,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         };
         let _ = writeln!(
             t,
-            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>4} {:>8}",
+            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>10} {:>7} {:>4} {:>8}",
             i + 1,
             s.nodes,
             ebf,
@@ -163,6 +163,8 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
             s.reduced,
             pct(s.reduced_researches, s.reduced),
             s.futility_prunes,
+            s.futility_move_prunes,
+            s.threat_prunes,
             s.late_move_prunes,
             s.probcuts,
         );
