@@ -1211,6 +1211,49 @@ fn first_move(params: &[&str]) -> (Vec<String>, String) {
     (info, done_move(&done).expect("a move"))
 }
 
+/// Every variant answers its first move from its built-in book: at once, with no search, a
+/// move that `damast book show` lists as leading into the book.
+#[test]
+fn every_variant_plays_from_its_built_in_book() {
+    for v in [
+        "brazilian",
+        "russian",
+        "english",
+        "italian",
+        "spanish",
+        "pool",
+        "czech",
+        "platform",
+        "filipino",
+        "thai",
+    ] {
+        let show = Command::new(env!("CARGO_BIN_EXE_damast"))
+            .args(["book", "show", "--variant", v])
+            .output()
+            .unwrap();
+        assert!(show.status.success(), "{v}");
+        let text = String::from_utf8_lossy(&show.stdout).into_owned();
+        let in_book: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .filter(|l| l.ends_with("book=yes"))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert!(!in_book.is_empty(), "{v}: {text}");
+        let t = Instant::now();
+        let (info, m) = first_move(&[&format!("set-param name=variant value={v}")]);
+        assert!(t.elapsed() < Duration::from_secs(10), "{v}");
+        assert!(in_book.contains(&m.as_str()), "{v}: {m} not in {in_book:?}");
+        assert!(
+            !info.is_empty()
+                && info
+                    .iter()
+                    .all(|l| l.contains(" pv=") && !l.contains("nodes=")),
+            "{v}: {info:?}"
+        );
+    }
+}
+
 #[test]
 fn opening_book() {
     let dir = std::env::temp_dir().join(format!("damast-hub-book-{}", std::process::id()));

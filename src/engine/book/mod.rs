@@ -342,8 +342,45 @@ fn back_up<V: Variant>(
 /// The bytes of the book built into the binary for international draughts.
 pub const INTERNATIONAL_BOOK: &[u8] = include_bytes!("../../../book/international.book");
 
-/// The books built into the binary, by variant.
-const BUILTIN: &[(VariantKind, &[u8])] = &[(VariantKind::International, INTERNATIONAL_BOOK)];
+/// The books built into the binary, by variant (every variant has one; how each was made is
+/// in book/README.md).
+const BUILTIN: &[(VariantKind, &[u8])] = &[
+    (VariantKind::International, INTERNATIONAL_BOOK),
+    (
+        VariantKind::Brazilian,
+        include_bytes!("../../../book/brazilian.book"),
+    ),
+    (
+        VariantKind::Russian,
+        include_bytes!("../../../book/russian.book"),
+    ),
+    (
+        VariantKind::English,
+        include_bytes!("../../../book/english.book"),
+    ),
+    (
+        VariantKind::Italian,
+        include_bytes!("../../../book/italian.book"),
+    ),
+    (
+        VariantKind::Spanish,
+        include_bytes!("../../../book/spanish.book"),
+    ),
+    (VariantKind::Pool, include_bytes!("../../../book/pool.book")),
+    (
+        VariantKind::Czech,
+        include_bytes!("../../../book/czech.book"),
+    ),
+    (
+        VariantKind::Platform,
+        include_bytes!("../../../book/platform.book"),
+    ),
+    (
+        VariantKind::Filipino,
+        include_bytes!("../../../book/filipino.book"),
+    ),
+    (VariantKind::Thai, include_bytes!("../../../book/thai.book")),
+];
 
 /// The built-in book of variant `V`, read on first use; `None` when there is none.
 pub fn builtin<V: Variant>() -> Option<&'static Book> {
@@ -443,16 +480,25 @@ mod tests {
         assert!((500..830).contains(&a), "{a}");
     }
 
-    #[test]
-    fn the_built_in_book_is_valid_and_every_move_is_legal() {
-        let raw = RawBook::from_bytes(INTERNATIONAL_BOOK).unwrap();
-        let book = builtin::<International>().expect("a built-in book");
+    /// Checks the built-in book of `V`: it reads, every stored position reached from the start
+    /// lists exactly its legal moves, every move play may choose leads to a stored position,
+    /// and no stored position is unreachable.
+    fn check_built_in_book<V: Variant>() {
+        let (_, bytes) = BUILTIN
+            .iter()
+            .find(|(k, _)| *k == V::KIND)
+            .expect("a built-in book");
+        let raw = RawBook::from_bytes(bytes).unwrap();
+        let book = builtin::<V>().expect("a built-in book");
         assert_eq!(book.len(), raw.positions.len());
         let stats = book.stats();
         assert_eq!((stats.per_ply[0], stats.unreachable), (1, 0), "{stats:?}");
-        // every stored position, reached from the start, lists exactly its legal moves, and
-        // every move play may choose leads to a stored position
-        let mut stack = vec![P::start()];
+        assert!(
+            stats.per_ply.len() > 5,
+            "{} book depth {stats:?}",
+            V::KIND.name()
+        );
+        let mut stack = vec![Position::<V>::start()];
         let mut seen = std::collections::HashSet::new();
         while let Some(pos) = stack.pop() {
             if !seen.insert(pos.hash()) {
@@ -471,8 +517,14 @@ mod tests {
                 assert!(book.moves(&pos.make(&c.mv)).is_some());
             }
         }
-        assert_eq!(seen.len(), book.len());
-        assert!(builtin::<crate::core::variant::Russian>().is_none());
+        assert_eq!(seen.len(), book.len(), "{}", V::KIND.name());
+    }
+
+    #[test]
+    fn every_variant_has_a_valid_built_in_book_of_legal_moves() {
+        for kind in VariantKind::ALL {
+            crate::with_variant!(kind, V => check_built_in_book::<V>());
+        }
     }
 
     #[test]
