@@ -27,6 +27,21 @@ fn search(game: &Game<International>, limits: Limits, threads: usize) -> Outcome
 
 /// Plays the principal variation and checks that it ends in a win for the root side after exactly
 /// the number of plies the score announces.
+/// Asserts that `line` is a sequence of legal moves from `game`'s position.
+fn assert_line_is_legal(
+    game: &Game<International>,
+    line: &[damast::core::moves::Move<International>],
+) {
+    let mut g = game.clone();
+    for m in line {
+        assert!(
+            movegen::legal_moves(g.position()).iter().any(|x| x == m),
+            "illegal move {m:?} in the line {line:?}"
+        );
+        g.play(*m).unwrap();
+    }
+}
+
 fn assert_forced_win(fen: &str, plies: i32) {
     let game = Game::<International>::from_fen(fen).unwrap();
     let out = search(&game, Limits::depth(12), 1);
@@ -159,14 +174,7 @@ fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_thre
         );
         assert!(out.depth >= main_depth, "{} < {main_depth}", out.depth);
         assert_eq!(out.pv.first().copied(), out.best);
-        let mut g = game.clone();
-        for m in &out.pv {
-            assert!(
-                movegen::legal_moves(g.position()).iter().any(|x| x == m),
-                "illegal move in the line"
-            );
-            g.play(*m).unwrap();
-        }
+        assert_line_is_legal(&game, &out.pv);
     }
 }
 
@@ -252,14 +260,7 @@ fn an_interrupted_iteration_gives_its_proved_move_with_partial_root() {
         let (off, on) = (run(nodes, false), run(nodes, true));
         assert_eq!(off.depth, on.depth, "the iterations completed are the same");
         assert_eq!(on.pv.first().copied(), on.best);
-        let mut g = game.clone();
-        for m in &on.pv {
-            assert!(
-                movegen::legal_moves(g.position()).iter().any(|x| x == m),
-                "illegal move in the line"
-            );
-            g.play(*m).unwrap();
-        }
+        assert_line_is_legal(&game, &on.pv);
         if on.best != off.best {
             differ += 1;
         }

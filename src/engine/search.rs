@@ -130,32 +130,16 @@ impl SearchParams {
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
-    /// measuring.
+    /// measuring: the default with its pruning and the history malus taken out.
     pub const BASELINE: SearchParams = SearchParams {
-        lmr: true,
         lmr_divisor: 0,
         futility_margin: 0,
         futility_depth: 0,
         late_move_count: 0,
         threat_ply: false,
-        iir_depth: 0,
         history_malus: false,
-        lmr_history: 0,
-        probcut_margin: 0,
-        probcut_depth: 5,
-        counter_move: false,
-        smp_ahead: false,
-        smp_vote: false,
-        promo_ext: false,
-        promo_ply: false,
-        threat_margin: 0,
         move_futility: 0,
-        lmr_min_move: 3,
-        aspiration: 25,
-        partial_root: false,
-        time_drop: 0,
-        time: TimePlan::DEFAULT,
-        smp_defer_depth: 0,
+        ..Self::DEFAULT
     };
 
     /// The names [`set`](Self::set) takes, each with its current value's text.
