@@ -25,8 +25,6 @@ fn search(game: &Game<International>, limits: Limits, threads: usize) -> Outcome
     )
 }
 
-/// Plays the principal variation and checks that it ends in a win for the root side after exactly
-/// the number of plies the score announces.
 /// Asserts that `line` is a sequence of legal moves from `game`'s position.
 fn assert_line_is_legal(
     game: &Game<International>,
@@ -42,6 +40,8 @@ fn assert_line_is_legal(
     }
 }
 
+/// Plays the principal variation and checks that it ends in a win for the root side after exactly
+/// the number of plies the score announces.
 fn assert_forced_win(fen: &str, plies: i32) {
     let game = Game::<International>::from_fen(fen).unwrap();
     let out = search(&game, Limits::depth(12), 1);

@@ -144,6 +144,17 @@ pub struct Outcome<V: Variant> {
     pub pv: Vec<Move<V>>,
 }
 
+impl<V: Variant> Outcome<V> {
+    /// Answers with the line `pv` (not empty) of score `score`: its first move is played and its
+    /// second is the expected reply.
+    fn take_line(&mut self, pv: Vec<Move<V>>, score: i32) {
+        self.best = Some(pv[0]);
+        self.ponder = pv.get(1).copied();
+        self.score = score;
+        self.pv = pv;
+    }
+}
+
 /// Controls a running search from another thread: stop it, or tell it the ponder move was played.
 #[derive(Clone, Debug, Default)]
 pub struct SearchHandle {
@@ -393,7 +404,7 @@ impl Engine {
             clock: &clock,
             node_limit: limits.nodes,
             eval: self.evaluator::<V>(),
-            params: self.options.search,
+            params,
             ponder_hit: Some(&handle.ponder_hit),
             egdb: self.egdb::<V>(),
             busy: (self.options.threads > 1 && params.smp_defer_depth > 0).then(Busy::new),
@@ -464,11 +475,7 @@ impl Engine {
                 if w.stopped() && out.depth > 0 {
                     // the interrupted iteration may already have proved a better move
                     if params.partial_root && !w.root_pv().is_empty() {
-                        let pv = w.root_pv().to_vec();
-                        out.best = Some(pv[0]);
-                        out.ponder = pv.get(1).copied();
-                        out.score = w.root_score();
-                        out.pv = pv;
+                        out.take_line(w.root_pv().to_vec(), w.root_score());
                     }
                     break;
                 }
@@ -483,11 +490,8 @@ impl Engine {
                 if let Some(i) = order.iter().position(|m| *m == pv[0]) {
                     order[..=i].rotate_right(1);
                 }
-                out.best = Some(pv[0]);
-                out.ponder = pv.get(1).copied();
-                out.score = s;
+                out.take_line(pv, s);
                 out.depth = depth as u32;
-                out.pv = pv;
                 w.finish();
                 let info = Info {
                     depth: depth as u32,
@@ -546,11 +550,8 @@ impl Engine {
                 && !pv.is_empty()
                 && mode != Mode::Analyze
             {
-                out.best = Some(pv[0]);
-                out.ponder = pv.get(1).copied();
-                out.score = score;
+                out.take_line(pv, score);
                 out.depth = depth;
-                out.pv = pv;
             }
         }
         out.nodes = shared.nodes.load(Ordering::Relaxed);
