@@ -857,8 +857,8 @@ fn run_egdb(cmd: EgdbCommand) -> Result<(), String> {
         EgdbCommand::Probe { variant, dir, fen } => with_variant!(variant, V => {
             let pos = position::<V>(&Some(fen))?;
             let db = open_egdb(&dir, variant)?;
-            let wdl = db.probe(&pos).map_err(|e| e.to_string())?;
-            println!("wdl={}", wdl.name());
+            let e = db.probe_entry(&pos).map_err(|e| e.to_string())?;
+            println!("wdl={} dtc={}", e.wdl.name(), e.plies);
             Ok(())
         }),
         EgdbCommand::Verify { variant, dir, only } => with_variant!(variant, V => {
@@ -873,7 +873,12 @@ fn run_egdb(cmd: EgdbCommand) -> Result<(), String> {
                     .map_err(|e| format!("{sig}: {e}"))?;
                 println!("slice={sig} positions={checked} wrong={}", wrong.len());
                 for (i, stored, expected) in &wrong {
-                    println!("  index={i} stored={stored} successors-say={expected}");
+                    let show = |b: u8| damast::engine::egdb::file::Entry::describe(b);
+                    println!(
+                        "  index={i} stored={} successors-say={}",
+                        show(*stored),
+                        show(*expected)
+                    );
                 }
                 bad += wrong.len();
             }
@@ -934,8 +939,17 @@ fn run_egdb_build<V: Variant>(
                 b.finish_and_clear();
             }
             println!(
-                "slice={} positions={} wins={} draws={} losses={} passes={} seconds={:.1} bytes={}",
-                r.sig, r.positions, r.wins, r.draws, r.losses, r.passes, r.seconds, r.bytes
+                "slice={} positions={} wins={} draws={} losses={} longest-win={} longest-loss={} passes={} seconds={:.1} bytes={}",
+                r.sig,
+                r.positions,
+                r.wins,
+                r.draws,
+                r.losses,
+                r.longest_win,
+                r.longest_loss,
+                r.passes,
+                r.seconds,
+                r.bytes
             );
         }
     })

@@ -560,9 +560,10 @@ fn egdb_build_probe_verify_and_damaged_slices() {
             fen,
         ])
     };
-    assert_eq!(probe("W:WK1,K2:BK32"), vec!["wdl=win"]);
-    assert_eq!(probe("B:WK1,K2:BK32"), vec!["wdl=loss"]);
-    assert_eq!(probe("W:WK1:BK32"), vec!["wdl=draw"]);
+    // the value for the side to move and its distance to conversion in plies
+    assert_eq!(probe("W:WK1,K2:BK32"), vec!["wdl=win dtc=33"]);
+    assert_eq!(probe("B:WK1,K2:BK32"), vec!["wdl=loss dtc=30"]);
+    assert_eq!(probe("W:WK1:BK32"), vec!["wdl=draw dtc=0"]);
     let verified = ok_lines(&["egdb", "verify", "--variant", "english", "--dir", d]);
     assert_eq!(verified.last().unwrap(), "ok");
     let one = ok_lines(&[
@@ -592,7 +593,19 @@ fn egdb_build_probe_verify_and_damaged_slices() {
         "--egdb-dir",
         d,
     ]);
-    assert_eq!(analysed[0], "egdb=win", "{analysed:?}");
+    assert_eq!(analysed[0], "egdb=win dtc=33", "{analysed:?}");
+    // and the search scores it as a won ending, not as a material count
+    let last = analysed.last().unwrap();
+    let score: f64 = last
+        .split("score=")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((80.0..90.0).contains(&score), "{last}");
     // a damaged slice, too many pieces and no database are one clear error each
     let slice = dir.join("english-0201.egdb");
     let mut bytes = std::fs::read(&slice).unwrap();

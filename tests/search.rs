@@ -267,3 +267,55 @@ fn an_interrupted_iteration_gives_its_proved_move_with_partial_root() {
     }
     assert!(differ > 0, "no interrupted iteration changed the move");
 }
+
+/// Plays `fen` out with the engine on both sides, `nodes` a move, and returns the game with
+/// each position's distance to conversion (plies) as the database gives it.
+fn play_out_with_database<V: damast::core::Variant>(
+    fen: &str,
+    db: &Arc<damast::engine::egdb::Egdb>,
+    nodes: u64,
+) -> (Game<V>, Vec<u32>) {
+    let mut e = Engine::new(Options {
+        tt_mib: 16,
+        egdb: Some(db.clone()),
+        ..Options::default()
+    });
+    let mut game = Game::<V>::from_fen(fen).unwrap();
+    let mut distances = Vec::new();
+    while game.result() == GameResult::Ongoing && game.moves().len() < 200 {
+        distances.push(db.probe_entry(game.position()).unwrap().plies);
+        let out = e.search(
+            &game,
+            &Limits {
+                nodes: Some(nodes),
+                ..Limits::default()
+            },
+            Mode::Think,
+            &SearchHandle::new(),
+            &mut |_| {},
+        );
+        game.play(out.best.expect("a move")).unwrap();
+    }
+    (game, distances)
+}
+
+#[test]
+fn a_won_ending_is_won_the_shortest_way_and_the_loser_holds_out_longest() {
+    use damast::core::{English, Variant};
+    use damast::engine::egdb::Egdb;
+    let dir = std::env::temp_dir().join(format!("damast-search-egdb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    damast::tools::egdb_builder::build::<English>(&dir, 3, None, &mut |_| {}).unwrap();
+    let db = Arc::new(Egdb::open(&dir, English::KIND, None));
+    // two kings against one: a win in 33 plies with best play on both sides (the lone king
+    // is hunted out of the double corner), well inside the 40-move rule
+    let fen = "W:WK1,K2:BK32";
+    let start = Game::<English>::from_fen(fen).unwrap();
+    assert_eq!(db.probe_entry(start.position()).unwrap().plies, 33);
+    let (game, distances) = play_out_with_database::<English>(fen, &db, 4_000);
+    assert_eq!(game.result(), GameResult::Win(damast::core::Color::White));
+    // every move was the best one for its side: the distance falls by one each ply
+    let expected: Vec<u32> = (1..=33).rev().collect();
+    assert_eq!(distances, expected, "{:?}", game.moves());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

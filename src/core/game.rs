@@ -272,6 +272,41 @@ impl DrawClocks {
 }
 
 impl DrawClocks {
+    /// The plies that can surely still be played from `pos` before a rule that counts moves
+    /// draws the game, if no capture or promotion comes first: the least over the rules that
+    /// run or could start with this material (the king-move count as if only kings moved).
+    /// An endgame database's win whose distance to conversion fits in it is a win under these
+    /// rules too.
+    pub fn plies_left<V: Variant>(&self, pos: &Position<V>) -> u32 {
+        let (_, king_limit) = self.king_move_rule::<V>();
+        let mut left = king_limit.saturating_sub(self.reversible);
+        for clock in [self.short_endgame, self.long_endgame]
+            .into_iter()
+            .flatten()
+        {
+            left = left.min(clock);
+        }
+        if V::DRAW_RULES == DrawRules::Fmjd64 {
+            let (_, short) = Self::limits::<V>();
+            // three against a lone king: the 5-move clock starts when the lone king steps onto
+            // the long diagonal, with no change of material
+            let lone_against_three = [Color::White, Color::Black].into_iter().any(|c| {
+                pos.pieces(c).count() == 1
+                    && pos.kings(c).count() == 1
+                    && pos.pieces(c.opponent()).count() == 3
+                    && pos.kings(c.opponent()).any()
+            });
+            if lone_against_three && self.short_endgame.is_none() {
+                left = left.min(short);
+            }
+            let both_kings = pos.kings(Color::White).any() && pos.kings(Color::Black).any();
+            if let Some(l) = Self::material_limit(pos.occupied().count()).filter(|_| both_kings) {
+                left = left.min(l.saturating_sub(self.unchanged_material));
+            }
+        }
+        left
+    }
+
     /// The draw rule whose count is running in `pos`, with the plies left before it draws the
     /// game (a rule that could draw: the lone-king clocks once started, the king-move and
     /// unchanged-material counts once at least one ply has been counted).

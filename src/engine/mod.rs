@@ -30,7 +30,7 @@ use levels::Level;
 use pattern::PatternEval;
 pub use search::SearchParams;
 pub use search::SearchStats;
-use search::{Busy, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY};
+use search::{Busy, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY, WIN_BOUND};
 use time::{Clock, Limits};
 use tt::Tt;
 
@@ -633,7 +633,7 @@ fn aspiration<V: Variant>(
     params: SearchParams,
 ) -> i32 {
     let mut delta = params.aspiration;
-    let (mut alpha, mut beta) = if depth >= 4 && score.abs() < MATE_BOUND {
+    let (mut alpha, mut beta) = if depth >= 4 && score.abs() < WIN_BOUND {
         (score - delta, score + delta)
     } else {
         (-INF, INF)

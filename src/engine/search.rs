@@ -18,6 +18,13 @@ use crate::engine::tt::{Bound, Entry, Tt};
 pub const MATE: i32 = 10_000;
 /// Scores beyond this are wins or losses.
 pub const MATE_BOUND: i32 = MATE - 1_000;
+/// Score of a won endgame from the database at the root, with the distance to conversion fit
+/// in the draw clocks: a win `n` plies from the root and `d` plies from conversion scores
+/// `DB_WIN - n - d` (about 88 to 89 men, "won endgame reached soon").
+pub const DB_WIN: i32 = MATE - 1_100;
+/// Scores beyond this are proven wins or losses (mates or database wins); the evaluation stays
+/// inside it.
+pub const WIN_BOUND: i32 = MATE - 2_000;
 /// Larger than any score.
 pub const INF: i32 = 30_000;
 /// Deepest ply searched.
@@ -328,11 +335,12 @@ pub fn encode<V: Variant>(m: &Move<V>) -> u32 {
     m.from_bit() | m.to_bit() << 6 | cap << 12
 }
 
-/// Adjusts a mate score from "distance from root" to "distance from this node" for storing.
+/// Adjusts a proven score (a mate or a database win) from "distance from root" to "distance
+/// from this node" for storing.
 fn to_tt(score: i32, ply: usize) -> i32 {
-    if score > MATE_BOUND {
+    if score > WIN_BOUND {
         score + ply as i32
-    } else if score < -MATE_BOUND {
+    } else if score < -WIN_BOUND {
         score - ply as i32
     } else {
         score
@@ -340,9 +348,9 @@ fn to_tt(score: i32, ply: usize) -> i32 {
 }
 
 fn from_tt(score: i32, ply: usize) -> i32 {
-    if score > MATE_BOUND {
+    if score > WIN_BOUND {
         score - ply as i32
-    } else if score < -MATE_BOUND {
+    } else if score < -WIN_BOUND {
         score + ply as i32
     } else {
         score
@@ -610,7 +618,10 @@ impl<'a, V: Variant> Worker<'a, V> {
     fn evaluate(&mut self, pos: &Position<V>, ply: usize) -> i32 {
         self.leaves += 1;
         self.leaf_depth_sum += ply as u64;
-        self.shared.eval.evaluate(pos)
+        self.shared
+            .eval
+            .evaluate(pos)
+            .clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
     }
 
     /// Searches the root position to `depth` (at least 1) in the window (alpha, beta);
@@ -630,19 +641,37 @@ impl<'a, V: Variant> Worker<'a, V> {
     }
 
     /// What the endgame database settles at this node. A stored draw is exact under every draw
-    /// rule (rules that count moves only turn wins into draws). A stored win is a win or, by
-    /// such a rule, a draw: at least 0, which ends the node when 0 already reaches `beta`; a
-    /// stored loss likewise is at most 0.
+    /// rule (rules that count moves only turn wins into draws). A stored win whose distance to
+    /// conversion fits in the plies the draw clocks leave is exact too, scored by that distance
+    /// (so the search hurries a won ending and the losing side holds out); one that does not
+    /// fit is a win or, by such a rule, a draw: at least 0, which ends the node when 0 already
+    /// reaches `beta`. A stored loss likewise.
     #[inline]
-    fn egdb_cut(&self, pos: &Position<V>, alpha: i32, beta: i32) -> Option<i32> {
+    fn egdb_cut(
+        &self,
+        pos: &Position<V>,
+        clocks: &DrawClocks,
+        alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> Option<i32> {
+        use crate::engine::egdb::{file::MAX_LOSS_PLIES, Wdl};
         let db = self.shared.egdb?;
         if pos.occupied().count() > db.pieces() {
             return None;
         }
-        match db.probe(pos).ok()? {
-            crate::engine::egdb::Wdl::Draw => Some(0),
-            crate::engine::egdb::Wdl::Win if beta <= 0 => Some(0),
-            crate::engine::egdb::Wdl::Loss if alpha >= 0 => Some(0),
+        let e = db.probe_entry(pos).ok()?;
+        // a distance cut to the byte's range is not known exactly
+        let fits = || e.plies < MAX_LOSS_PLIES && e.plies <= clocks.plies_left(pos);
+        let won = || DB_WIN - ply as i32 - e.plies as i32;
+        match e.wdl {
+            Wdl::Draw => Some(0),
+            // no piece or no move left: the game is over
+            Wdl::Loss if e.plies == 0 => Some(-MATE + ply as i32),
+            Wdl::Win if fits() => Some(won()),
+            Wdl::Loss if fits() => Some(-won()),
+            Wdl::Win if beta <= 0 => Some(0),
+            Wdl::Loss if alpha >= 0 => Some(0),
             _ => None,
         }
     }
@@ -678,7 +707,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             if alpha >= beta {
                 return alpha;
             }
-            if let Some(s) = self.egdb_cut(pos, alpha, beta) {
+            if let Some(s) = self.egdb_cut(pos, &clocks, alpha, beta, ply) {
                 self.stats.egdb_cuts += 1;
                 return s;
             }
@@ -761,7 +790,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             && !forced_capture
             && depth >= 1
             && (rfp || mfp)
-            && beta.abs() < MATE_BOUND
+            && beta.abs() < WIN_BOUND
             && !movegen::opponent_has_capture(pos)
         {
             Some(self.shared.eval.evaluate(pos))
@@ -786,7 +815,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             && !is_root
             && params.probcut_margin > 0
             && depth >= params.probcut_depth
-            && beta.abs() < MATE_BOUND
+            && beta.abs() < WIN_BOUND
         {
             let rbeta = beta + params.probcut_margin;
             let s = self.search_node(pos, clocks, rbeta - 1, rbeta, depth - 4, ply, false, None);
@@ -877,7 +906,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             let m = moves[i];
             let quiet = !m.is_capture() && !m.is_promotion();
-            if futile && quiet && i > 0 && best > -MATE_BOUND {
+            if futile && quiet && i > 0 && best > -WIN_BOUND {
                 self.stats.futility_move_prunes += 1;
                 continue;
             }
@@ -889,7 +918,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && (1..=2).contains(&depth)
                 && params.late_move_count > 0
                 && i >= params.late_move_count * depth as usize
-                && best > -MATE_BOUND
+                && best > -WIN_BOUND
             {
                 self.stats.late_move_prunes += 1;
                 continue;

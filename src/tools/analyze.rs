@@ -52,8 +52,8 @@ pub fn position<V: Variant>(
     out: &mut dyn FnMut(&str),
 ) {
     let pos = *game.position();
-    if let Some(Ok(wdl)) = engine.egdb::<V>().map(|db| db.probe(&pos)) {
-        out(&format!("egdb={}", wdl.name()));
+    if let Some(Ok(e)) = engine.egdb::<V>().map(|db| db.probe_entry(&pos)) {
+        out(&format!("egdb={} dtc={}", e.wdl.name(), e.plies));
     }
     for b in engine.book_candidates(game) {
         out(&format!(

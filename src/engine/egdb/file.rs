@@ -1,14 +1,17 @@
 //! The file format of an endgame database slice, and the slice in memory.
 //!
-//! Each position's value is two bits (0 draw, 1 win, 2 loss, 3 not a position), four to a
-//! byte, position `i` in bits `2(i mod 4)` of byte `i / 4`. The file cuts them into blocks of
-//! 65,536 positions, each compressed on its own (LZ4 block format), behind an index of the
-//! blocks, so that a reader could fetch one block at a time. All integers little-endian:
+//! Each position is one byte: its value and its distance to conversion, the plies until the
+//! game leaves the slice (a capture or a promotion) or ends, with the winner hurrying and the
+//! loser holding out. Byte 0 is a draw, 255 not a position, 1 to 127 a win in that many plies,
+//! 128 to 254 a loss in 0 to 126 plies (0: no move left). Distances past 127 (or 126) are
+//! stored as the largest. The file cuts the bytes into blocks of 65,536 positions, each
+//! compressed on its own (LZ4 block format), behind an index of the blocks, so that a reader
+//! could fetch one block at a time. All integers little-endian:
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 8 | magic `DMSTEGDB` |
-//! | 2 | format version (1) |
+//! | 2 | format version (2) |
 //! | 2 | PDN GameType of the variant |
 //! | 4 | signature: men and kings of the side to move, men and kings of the opponent |
 //! | 8 | number of positions `n` (indices, see [`Indexer`](super::Indexer)) |
@@ -17,6 +20,8 @@
 //! | 4(k+1) | offset of each block from the end of this table, and the end of the last |
 //! | ... | the compressed blocks |
 //! | 4 | FNV-1a checksum of every byte before it |
+//!
+//! Version 1 (two bits a position, no distances) is no longer read: rebuild such a directory.
 
 use super::{Signature, Wdl};
 use crate::engine::filefmt::fnv1a;
@@ -24,7 +29,7 @@ use crate::engine::filefmt::fnv1a;
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"DMSTEGDB";
 /// The format version.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 /// Positions per compressed block.
 pub const BLOCK: u64 = 65_536;
 const HEADER: usize = 32;
@@ -38,6 +43,57 @@ pub const LOSS: u8 = 2;
 /// The code of an index that is not a position.
 pub const INVALID: u8 = 3;
 
+/// The longest distance a win stores (longer ones are stored as this).
+pub const MAX_WIN_PLIES: u32 = 127;
+/// The longest distance a loss stores.
+pub const MAX_LOSS_PLIES: u32 = 126;
+const INVALID_BYTE: u8 = 255;
+const LOSS_BASE: u8 = 128;
+
+/// A position's value with its distance to conversion in plies (0 for a draw).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// Win, draw or loss for the side to move.
+    pub wdl: Wdl,
+    /// Plies to conversion (capture, promotion or the end of the game), as stored.
+    pub plies: u32,
+}
+
+impl Entry {
+    /// The stored byte of a code ([`DRAW`], [`WIN`], [`LOSS`], [`INVALID`]) and a distance,
+    /// which is cut to what the byte holds (a win takes at least 1 ply).
+    pub fn byte(code: u8, plies: u32) -> u8 {
+        match code {
+            DRAW => 0,
+            WIN => plies.clamp(1, MAX_WIN_PLIES) as u8,
+            LOSS => LOSS_BASE + plies.min(MAX_LOSS_PLIES) as u8,
+            _ => INVALID_BYTE,
+        }
+    }
+
+    /// A stored byte as text: `draw`, `win/7` (won, 7 plies to conversion), `loss/0`, or
+    /// `none` (not a position).
+    pub fn describe(b: u8) -> String {
+        match Entry::decode(b) {
+            (DRAW, _) => "draw".to_string(),
+            (WIN, d) => format!("win/{d}"),
+            (LOSS, d) => format!("loss/{d}"),
+            _ => "none".to_string(),
+        }
+    }
+
+    /// The code and distance of a stored byte.
+    #[inline]
+    pub fn decode(b: u8) -> (u8, u32) {
+        match b {
+            0 => (DRAW, 0),
+            INVALID_BYTE => (INVALID, 0),
+            1..=127 => (WIN, b as u32),
+            _ => (LOSS, (b - LOSS_BASE) as u32),
+        }
+    }
+}
+
 /// What is wrong with a slice file.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum EgdbError {
@@ -46,7 +102,7 @@ pub enum EgdbError {
     BadMagic,
     /// A version this build does not read.
     #[error(
-        "endgame slice format version {0} is not supported (this build reads version {VERSION})"
+        "endgame slice format version {0} is not supported (this build reads version {VERSION}; rebuild the database with `damast egdb build`)"
     )]
     Version(u16),
     /// Another variant or signature than the file name says.
@@ -75,27 +131,21 @@ pub enum EgdbError {
     },
 }
 
-/// The values of one slice, two bits a position.
+/// The values of one slice, a byte a position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Slice {
     game_type: u16,
     sig: Signature,
-    len: u64,
-    packed: Vec<u8>,
+    bytes: Vec<u8>,
 }
 
 impl Slice {
-    /// A slice from one code per position ([`DRAW`], [`WIN`], [`LOSS`], [`INVALID`]).
-    pub fn from_codes(game_type: u16, sig: Signature, codes: &[u8]) -> Slice {
-        let mut packed = vec![0u8; codes.len().div_ceil(4)];
-        for (i, &c) in codes.iter().enumerate() {
-            packed[i / 4] |= (c & 3) << (2 * (i % 4));
-        }
+    /// A slice from one stored byte per position (see [`Entry::byte`]).
+    pub fn new(game_type: u16, sig: Signature, bytes: Vec<u8>) -> Slice {
         Slice {
             game_type,
             sig,
-            len: codes.len() as u64,
-            packed,
+            bytes,
         }
     }
 
@@ -106,56 +156,83 @@ impl Slice {
 
     /// Number of indices.
     pub fn len(&self) -> u64 {
-        self.len
+        self.bytes.len() as u64
     }
 
     /// Whether the slice has no index.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.bytes.is_empty()
     }
 
-    /// The code of index `i`.
+    /// The code of index `i` ([`DRAW`], [`WIN`], [`LOSS`], [`INVALID`]).
     #[inline]
     pub fn code(&self, i: u64) -> u8 {
-        (self.packed[(i / 4) as usize] >> (2 * (i % 4))) & 3
+        Entry::decode(self.bytes[i as usize]).0
+    }
+
+    /// The stored byte of index `i`.
+    #[inline]
+    pub fn byte(&self, i: u64) -> u8 {
+        self.bytes[i as usize]
     }
 
     /// The value of index `i`; `None` when it is not a position.
     #[inline]
     pub fn get(&self, i: u64) -> Option<Wdl> {
-        match self.code(i) {
-            DRAW => Some(Wdl::Draw),
-            WIN => Some(Wdl::Win),
-            LOSS => Some(Wdl::Loss),
-            _ => None,
-        }
+        self.entry(i).map(|e| e.wdl)
+    }
+
+    /// The value and distance of index `i`; `None` when it is not a position.
+    #[inline]
+    pub fn entry(&self, i: u64) -> Option<Entry> {
+        let (code, plies) = Entry::decode(self.bytes[i as usize]);
+        let wdl = match code {
+            DRAW => Wdl::Draw,
+            WIN => Wdl::Win,
+            LOSS => Wdl::Loss,
+            _ => return None,
+        };
+        Some(Entry { wdl, plies })
     }
 
     /// How many indices hold each code (draw, win, loss, invalid).
     pub fn counts(&self) -> [u64; 4] {
         let mut c = [0u64; 4];
-        for i in 0..self.len {
-            c[self.code(i) as usize] += 1;
+        for &b in &self.bytes {
+            c[Entry::decode(b).0 as usize] += 1;
         }
         c
     }
 
+    /// The longest distance stored for a win and for a loss.
+    pub fn longest(&self) -> (u32, u32) {
+        let (mut win, mut loss) = (0, 0);
+        for &b in &self.bytes {
+            match Entry::decode(b) {
+                (WIN, d) => win = win.max(d),
+                (LOSS, d) => loss = loss.max(d),
+                _ => {}
+            }
+        }
+        (win, loss)
+    }
+
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let blocks = self.len.div_ceil(BLOCK) as usize;
+        let len = self.len();
+        let blocks = len.div_ceil(BLOCK) as usize;
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.game_type.to_le_bytes());
         let s = self.sig;
         out.extend_from_slice(&[s.men, s.kings, s.their_men, s.their_kings]);
-        out.extend_from_slice(&self.len.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
         out.extend_from_slice(&(BLOCK as u32).to_le_bytes());
         out.extend_from_slice(&(blocks as u32).to_le_bytes());
-        let per_block = (BLOCK / 4) as usize;
         let compressed: Vec<Vec<u8>> = self
-            .packed
-            .chunks(per_block)
+            .bytes
+            .chunks(BLOCK as usize)
             .map(lz4_flex::block::compress)
             .collect();
         let mut offset = 0u32;
@@ -218,27 +295,26 @@ impl Slice {
         if offset(blocks) != data.len() {
             return Err(EgdbError::Damaged("block index and size differ"));
         }
-        let packed_len = len.div_ceil(4) as usize;
-        let mut packed = Vec::with_capacity(packed_len);
-        let per_block = (BLOCK / 4) as usize;
+        let total = usize::try_from(len).map_err(|_| EgdbError::Damaged("length"))?;
+        let mut values = Vec::with_capacity(total);
+        let per_block = BLOCK as usize;
         for i in 0..blocks {
             let (a, b) = (offset(i), offset(i + 1));
             if a > b || b > data.len() {
                 return Err(EgdbError::Damaged("block index out of order"));
             }
-            let want = per_block.min(packed_len - i * per_block);
+            let want = per_block.min(total - i * per_block);
             let raw = lz4_flex::block::decompress(&data[a..b], want)
                 .map_err(|_| EgdbError::Damaged("block does not decompress"))?;
             if raw.len() != want {
                 return Err(EgdbError::Damaged("block size"));
             }
-            packed.extend_from_slice(&raw);
+            values.extend_from_slice(&raw);
         }
         Ok(Slice {
             game_type,
             sig,
-            len,
-            packed,
+            bytes: values,
         })
     }
 
@@ -266,11 +342,53 @@ mod tests {
     use super::*;
 
     #[test]
+    fn entries_round_trip() {
+        for (code, plies) in [(DRAW, 0), (WIN, 1), (WIN, 127), (LOSS, 0), (LOSS, 126)] {
+            assert_eq!(Entry::decode(Entry::byte(code, plies)), (code, plies));
+        }
+        assert_eq!(Entry::decode(Entry::byte(INVALID, 9)), (INVALID, 0));
+        // distances past the byte's range are stored as the longest
+        assert_eq!(Entry::decode(Entry::byte(WIN, 400)), (WIN, MAX_WIN_PLIES));
+        assert_eq!(
+            Entry::decode(Entry::byte(LOSS, 400)),
+            (LOSS, MAX_LOSS_PLIES)
+        );
+        // every byte is a value, and every value has one byte
+        for b in 0..=255u8 {
+            let (code, plies) = Entry::decode(b);
+            assert_eq!(Entry::byte(code, plies), b);
+        }
+    }
+
+    #[test]
     fn round_trip_and_damage() {
         let sig = Signature::new(1, 0, 0, 1);
-        let codes: Vec<u8> = (0..200_000u32).map(|i| ((i / 7) % 4) as u8).collect();
-        let s = Slice::from_codes(20, sig, &codes);
-        assert!((0..codes.len()).all(|i| s.code(i as u64) == codes[i]));
+        let values: Vec<u8> = (0..200_000u32).map(|i| ((i / 7) % 256) as u8).collect();
+        let s = Slice::new(20, sig, values.clone());
+        assert!((0..values.len()).all(|i| s.byte(i as u64) == values[i]));
+        assert_eq!(
+            s.entry(1),
+            Some(Entry {
+                wdl: Wdl::Draw,
+                plies: 0
+            })
+        );
+        assert_eq!(
+            s.entry(7 * 5),
+            Some(Entry {
+                wdl: Wdl::Win,
+                plies: 5
+            })
+        );
+        assert_eq!(
+            s.entry(7 * 130),
+            Some(Entry {
+                wdl: Wdl::Loss,
+                plies: 2
+            })
+        );
+        assert_eq!(s.entry(7 * 255), None);
+        assert_eq!(s.longest(), (127, 126));
         let bytes = s.to_bytes();
         assert_eq!(Slice::from_bytes(&bytes, 20, sig), Ok(s.clone()));
         assert!(matches!(
@@ -290,6 +408,11 @@ mod tests {
             Slice::from_bytes(&flipped, 20, sig),
             Err(EgdbError::Checksum)
         );
+        // a version-1 file is refused with a message that says what to do
+        let mut old = bytes.clone();
+        old[8] = 1;
+        assert_eq!(Slice::from_bytes(&old, 20, sig), Err(EgdbError::Version(1)));
+        assert!(EgdbError::Version(1).to_string().contains("rebuild"));
         assert_eq!(s.counts().iter().sum::<u64>(), 200_000);
     }
 }

@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::core::position::Position;
 use crate::core::variant::{Color, Variant, VariantKind};
-pub use file::{EgdbError, Slice};
+pub use file::{EgdbError, Entry, Slice};
 pub use index::Indexer;
 
 /// Win, draw or loss for the side to move.
@@ -268,6 +268,13 @@ impl Egdb {
 
     /// The value of `pos` for its side to move under the rules without move-counting draws.
     pub fn probe<V: Variant>(&self, pos: &Position<V>) -> Result<Wdl, ProbeError> {
+        self.probe_entry(pos).map(|e| e.wdl)
+    }
+
+    /// The value of `pos` for its side to move, with its distance to conversion: the plies to
+    /// the next capture or promotion (or the end of the game) when the winner hurries and the
+    /// loser holds out, 0 for a draw.
+    pub fn probe_entry<V: Variant>(&self, pos: &Position<V>) -> Result<Entry, ProbeError> {
         if V::KIND != self.kind {
             return Err(ProbeError::Variant(self.kind));
         }
@@ -278,18 +285,19 @@ impl Egdb {
                 max: self.pieces,
             });
         }
+        let ended = |wdl| Entry { wdl, plies: 0 };
         if pos.pieces(pos.side()).is_empty() {
-            return Ok(Wdl::Loss);
+            return Ok(ended(Wdl::Loss));
         }
         if pos.pieces(pos.side().opponent()).is_empty() {
-            return Ok(Wdl::Win);
+            return Ok(ended(Wdl::Win));
         }
         let white = white_to_move(pos);
         let sig = Signature::of(&white);
         let slice = self.slice(sig)?;
         Ok(slice
-            .get(Indexer::<V>::new(sig).index(&white))
-            .unwrap_or(Wdl::Draw))
+            .entry(Indexer::<V>::new(sig).index(&white))
+            .unwrap_or(ended(Wdl::Draw)))
     }
 }
 
