@@ -641,6 +641,31 @@ mod tests {
     }
 
     #[test]
+    fn plies_left_is_the_nearest_rule_that_could_draw() {
+        use crate::core::variant::{English, Russian};
+        // nothing counted yet: the 25-move rule's 50 plies
+        let mut g: Game<International> = Game::from_fen("W:WK46,K47,20:BK5,15").unwrap();
+        assert_eq!(g.clocks().plies_left(g.position()), 50);
+        g.play_text("46-41").unwrap();
+        assert_eq!(g.clocks().plies_left(g.position()), 49);
+        // three against a lone king: the 16-move clock (32 plies), then counting down
+        let mut g: Game<International> = Game::from_fen("W:WK46,K47,K48:BK5").unwrap();
+        assert_eq!(g.clocks().plies_left(g.position()), 32);
+        g.play_text("46-41").unwrap();
+        assert_eq!(g.clocks().plies_left(g.position()), 31);
+        // two against a lone king: the 5-move clock
+        let g: Game<International> = Game::from_fen("W:WK46,40:BK5").unwrap();
+        assert_eq!(g.clocks().plies_left(g.position()), 10);
+        // english: 40 moves each without a capture or a man move
+        let g: Game<English> = Game::from_fen("W:WK1,K2:BK32").unwrap();
+        assert_eq!(g.clocks().plies_left(g.position()), 80);
+        // russian three kings against one off the long diagonal: the 15-move clock runs, and
+        // the 5-move one could start as soon as the lone king steps onto the diagonal
+        let g: Game<Russian> = Game::from_fen("W:WK1,K2,K3:BK12").unwrap();
+        assert_eq!(g.clocks().plies_left(g.position()), 10);
+    }
+
+    #[test]
     fn running_draw_rules_count_down() {
         use crate::core::variant::English;
         let mut g: Game<International> = Game::from_fen("W:WK46,K47:BK5,K4").unwrap();
