@@ -316,6 +316,7 @@ fn handshake() {
             "book-file",
             "egdb-path",
             "egdb-pieces",
+            "move-overhead",
             "move-limit"
         ]
     );
@@ -348,6 +349,8 @@ fn parameters() {
         ("strength", "0"),
         ("strength", "100"),
         ("book", "true"),
+        ("move-overhead", "0"),
+        ("move-overhead", "250"),
         ("some-bot-option", "\"a b c\""),
     ];
     for (n, v) in good {
@@ -367,6 +370,8 @@ fn parameters() {
         ("strength", "101"),
         ("strength", "-3"),
         ("variant", "frisian"),
+        ("move-overhead", "-5"),
+        ("move-overhead", "10001"),
     ];
     for (n, v) in bad {
         h.send(&format!("set-param name={n} value={v}"));
@@ -407,6 +412,12 @@ fn parameters() {
         lines
             .iter()
             .any(|l| l.starts_with("param name=strength value=50 ")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("param name=move-overhead value=250 ")),
         "{lines:?}"
     );
     h.send("init");

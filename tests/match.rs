@@ -236,6 +236,65 @@ fn platform_games_end_by_the_move_limit_that_is_set() {
 }
 
 #[test]
+fn a_pondering_engine_gets_ponder_hits_and_keeps_its_clock() {
+    let pdn_file = temp("ponder.pdn");
+    let mut a = engine("Ponderer", &["option.ponder=true"]);
+    a.extend(engine("Plain", &[]));
+    a.extend(args(&[
+        "--tc",
+        "1+0.05",
+        "--timemargin",
+        "1",
+        "--games",
+        "2",
+        "--shuffle",
+        "3",
+        "--draw",
+        "movenumber=25",
+        "movecount=4",
+        "score=0.1",
+        "--resign",
+        "movecount=3",
+        "score=4",
+    ]));
+    a.extend(["--pdn".into(), pdn_file.display().to_string()]);
+    let o = run(&a);
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(out.contains("Finished: 2 of 2 games"), "{out}");
+    let games = read_games(&pdn_file);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        let reason = g.tag("Termination").unwrap();
+        assert!(
+            !reason.contains("time") && !reason.contains("stall") && !reason.contains("illegal"),
+            "{reason}"
+        );
+    }
+    // the ponderer's moves after a hit are marked; the plain engine never ponders
+    let raw = std::fs::read_to_string(&pdn_file).unwrap();
+    let hits = raw.matches("ponder-hit").count();
+    assert!(hits > 0, "no ponder hit in two games:\n{raw}");
+    // every hit is on a move of the ponderer: the comments of a game, in ply order, alternate
+    // between the sides from the side to move in its FEN
+    for chunk in raw.split("[Event").skip(1) {
+        let ponderer_white = chunk.contains("[White \"Ponderer\"]");
+        let black_first = chunk.contains("[FEN \"B");
+        let comments: Vec<&str> = chunk
+            .split('{')
+            .skip(1)
+            .map(|c| c.split('}').next().unwrap())
+            .collect();
+        for (ply, c) in comments.iter().enumerate() {
+            let white_moved = (ply % 2 == 0) != black_first;
+            if c.contains("ponder-hit") {
+                assert_eq!(white_moved, ponderer_white, "ply {ply}: {c}\n{chunk}");
+            }
+        }
+    }
+}
+
+#[test]
 fn timed_match_from_fen_openings_with_concurrency() {
     let openings = temp("openings.fen");
     std::fs::write(

@@ -229,6 +229,8 @@ macro_rules! variant_properties {
 variant_properties!(international, damast::core::International);
 variant_properties!(brazilian, damast::core::Brazilian);
 variant_properties!(russian, damast::core::Russian);
+variant_properties!(english, damast::core::English);
+variant_properties!(spanish, damast::core::Spanish);
 
 /// Move texts built from a legal move's squares (with random separators and case) must never make
 /// the parser panic, and any move they name must be legal.

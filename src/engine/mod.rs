@@ -339,7 +339,8 @@ impl Engine {
         let pos = *game.position();
         let legal = movegen::legal_moves(&pos);
         let params = self.options.search;
-        let clock = Clock::planned(limits, mode == Mode::Ponder, params.time);
+        let plan = params.time.at_phase(eval::phase(&pos));
+        let clock = Clock::planned(limits, mode == Mode::Ponder, plan);
         let mut out = Outcome {
             best: None,
             ponder: None,

@@ -48,29 +48,48 @@ impl Limits {
     }
 }
 
-/// Time kept back from every budget for answering and process overhead.
-const SAFETY: f64 = 0.030;
-
 /// How a clock's time is shared out among the moves: the settings of the time manager, kept as
 /// data so that they can be tuned in matches (Hub parameters `search-time-*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimePlan {
     /// The number of moves the remaining time is planned for when the clock gives none
-    /// (sudden death).
+    /// (sudden death), with every man on the board.
     pub moves: u32,
+    /// The same with no man left: the plan goes from `moves` to this as the men come off
+    /// (see [`at_phase`](Self::at_phase)).
+    pub moves_end: u32,
     /// The soft limit (no new iteration after it) in percent of a move's share.
     pub soft: u32,
     /// The hard limit (the search stops) in percent of a move's share.
     pub hard: u32,
+    /// Milliseconds kept back from every budget for answering and for the time the move takes
+    /// to reach the clock (process and network lag: the move overhead).
+    pub overhead_ms: u32,
 }
 
 impl TimePlan {
     /// The plan the engine plays with.
     pub const DEFAULT: TimePlan = TimePlan {
         moves: 30,
+        moves_end: 30,
         soft: 70,
         hard: 400,
+        overhead_ms: 30,
     };
+}
+
+impl TimePlan {
+    /// The plan for a position of `phase` (256 with every man on the board, 0 with none, as
+    /// [`eval::phase`](crate::engine::eval::phase) gives it): the planned moves lerped from
+    /// `moves_end` to `moves`.
+    pub fn at_phase(self, phase: i32) -> TimePlan {
+        let phase = phase.clamp(0, 256) as i64;
+        let moves = (self.moves_end as i64 * (256 - phase) + self.moves as i64 * phase + 128) / 256;
+        TimePlan {
+            moves: moves.max(1) as u32,
+            ..self
+        }
+    }
 }
 
 impl Default for TimePlan {
@@ -163,14 +182,15 @@ fn budget(l: &Limits, plan: TimePlan) -> (Option<f64>, Option<f64>) {
     if l.infinite {
         return (None, None);
     }
+    let overhead = plan.overhead_ms as f64 / 1000.0;
     if let Some(mt) = l.move_time {
-        let t = (mt - SAFETY).max(0.005);
+        let t = (mt - overhead).max(0.005);
         return (Some(t), Some(t));
     }
     if let Some(left) = l.time {
         let left = left.max(0.0);
         let mtg = l.moves_to_go.unwrap_or(plan.moves).clamp(1, 50) as f64;
-        let usable = (left - SAFETY).max(0.0);
+        let usable = (left - overhead).max(0.0);
         let per_move = usable / mtg + l.inc * 0.8;
         let hard_cap = if l.moves_to_go == Some(1) {
             usable * 0.9
@@ -224,13 +244,19 @@ mod tests {
             inc: 0.1,
             ..Limits::default()
         };
-        let plan = |moves, soft, hard| TimePlan { moves, soft, hard };
+        let plan = |moves, soft, hard| TimePlan {
+            moves,
+            moves_end: moves,
+            soft,
+            hard,
+            overhead_ms: 30,
+        };
         let (s30, h30) = budget(&l, plan(30, 70, 400));
         let (s15, h15) = budget(&l, plan(15, 70, 400));
         // fewer moves planned, more time for each
         assert!(s15.unwrap() > s30.unwrap() && h15.unwrap() > h30.unwrap());
         // the limits are the plan's shares of a move's time
-        let per_move = (10.0 - SAFETY) / 30.0 + 0.1 * 0.8;
+        let per_move = (10.0 - 0.030) / 30.0 + 0.1 * 0.8;
         assert!((s30.unwrap() - 0.7 * per_move).abs() < 1e-9);
         assert!((h30.unwrap() - 4.0 * per_move).abs() < 1e-9);
         let (s, h) = budget(&l, plan(30, 100, 200));
@@ -239,6 +265,15 @@ mod tests {
         // the soft limit never passes the hard one
         let (s, h) = budget(&l, plan(30, 500, 150));
         assert_eq!(s, h);
+        // a larger move overhead leaves less for the search
+        let lag = TimePlan {
+            overhead_ms: 500,
+            ..plan(30, 70, 400)
+        };
+        let (s_lag, h_lag) = budget(&l, lag);
+        assert!(s_lag.unwrap() < s30.unwrap() && h_lag.unwrap() < h30.unwrap());
+        let (_, h) = budget(&Limits::move_time(1.0), lag);
+        assert!((h.unwrap() - 0.5).abs() < 1e-9);
         // a clock that names its moves is followed instead of the plan
         let named = Limits {
             moves_to_go: Some(10),
@@ -248,5 +283,18 @@ mod tests {
             budget(&named, plan(30, 70, 400)),
             budget(&named, plan(45, 70, 400))
         );
+    }
+
+    #[test]
+    fn the_plan_follows_the_phase() {
+        let p = TimePlan {
+            moves: 30,
+            moves_end: 10,
+            ..TimePlan::DEFAULT
+        };
+        assert_eq!(p.at_phase(256).moves, 30);
+        assert_eq!(p.at_phase(0).moves, 10);
+        assert_eq!(p.at_phase(128).moves, 20);
+        assert_eq!(TimePlan::DEFAULT.at_phase(77), TimePlan::DEFAULT);
     }
 }

@@ -457,6 +457,10 @@ impl Settings {
                 self.egdb.as_ref().map_or(0, |d| d.pieces())
             ),
             format!(
+                "param name=move-overhead value={} type=int min=0 max=10000",
+                self.search.time.overhead_ms
+            ),
+            format!(
                 "param name=move-limit value={} type=int min=1 max=1000",
                 self.move_limit
                     .map_or(MoveLimit::DEFAULT_MOVES, MoveLimit::moves)
@@ -482,6 +486,7 @@ impl Settings {
             "egdb-path",
             "egdb-pieces",
             "move-limit",
+            "move-overhead",
         ];
         if let Some(p) = name.strip_prefix("search-") {
             let value = value.ok_or_else(|| format!("missing value for {name}"))?;
@@ -506,6 +511,10 @@ impl Settings {
                 } else {
                     Change::Nothing
                 })
+            }
+            "move-overhead" => {
+                self.search.time.overhead_ms = int(0, 10_000).ok_or_else(bad)? as u32;
+                Ok(Change::Search)
             }
             "threads" => {
                 self.threads = int(1, 64).ok_or_else(bad)? as usize;

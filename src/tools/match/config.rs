@@ -480,6 +480,14 @@ impl MatchConfig {
     pub fn limits_of(&self, i: usize) -> SearchLimits {
         self.limits.overridden_by(&self.engines[i].limits)
     }
+
+    /// Whether engine `i` ponders: it was given `option.ponder=true` (also `1`, `on`, `yes`).
+    pub fn ponders(&self, i: usize) -> bool {
+        self.engines[i].options.iter().any(|(name, value)| {
+            name == "ponder"
+                && ["true", "1", "on", "yes"].contains(&value.to_ascii_lowercase().as_str())
+        })
+    }
 }
 
 /// The `damast match` command line: the `--engine` groups and the other options.

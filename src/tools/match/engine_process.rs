@@ -69,6 +69,8 @@ pub struct Param {
 pub struct Reply {
     /// The move of `done move=...` (`None` for a bare `done`).
     pub best: Option<String>,
+    /// The expected answer of `done ... ponder=...`, if any.
+    pub ponder: Option<String>,
     /// The last score of an `info` line, in men from the engine's point of view.
     pub score: Option<f64>,
     /// The last depth of an `info` line.
@@ -116,6 +118,8 @@ pub struct EngineProcess {
     pub id: Vec<(String, String)>,
     /// The parameters the engine declared.
     pub params: Vec<Param>,
+    /// Whether a `go ponder` search is running.
+    pondering: bool,
 }
 
 impl std::fmt::Debug for EngineProcess {
@@ -197,6 +201,7 @@ impl EngineProcess {
             dead: false,
             id: Vec::new(),
             params: Vec::new(),
+            pondering: false,
         };
         engine.send("hub")?;
         let deadline = Instant::now() + Duration::from_secs_f64(timeout);
@@ -252,8 +257,9 @@ impl EngineProcess {
         self.params.iter().find(|p| p.name == name)
     }
 
-    /// Tells the engine that a new game begins.
+    /// Tells the engine that a new game begins (ending a ponder search left running).
     pub fn new_game(&mut self) -> Result<(), EngineError> {
+        self.end_ponder()?;
         self.send("new-game")
     }
 
@@ -263,15 +269,66 @@ impl EngineProcess {
     /// more is returned with `stopped` set, no answer is [`EngineError::Stalled`]. A line that is
     /// not Hub syntax is [`EngineError::Garbage`].
     pub fn think(&mut self, pos: &str, level: &str, limit: f64) -> Result<Reply, EngineError> {
+        self.end_ponder()?;
         self.drain()?;
         self.send(pos)?;
         self.send(level)?;
         self.send("go think")?;
+        self.await_done(limit)
+    }
+
+    /// Starts a ponder search: `pos` is the position after the expected opponent move, `level`
+    /// the engine's clock as it stands. The search runs until [`ponder_hit`](Self::ponder_hit)
+    /// or until it is ended (by the next [`think`](Self::think) or game).
+    pub fn ponder(&mut self, pos: &str, level: &str) -> Result<(), EngineError> {
+        self.end_ponder()?;
+        self.drain()?;
+        self.send(pos)?;
+        self.send(level)?;
+        self.send("go ponder")?;
+        self.pondering = true;
+        Ok(())
+    }
+
+    /// Whether a ponder search is running.
+    pub fn is_pondering(&self) -> bool {
+        self.pondering
+    }
+
+    /// The opponent played the expected move: sends `ponder-hit` and reads up to `done` as
+    /// [`think`](Self::think) does, the time counting from now (a `done` the engine sent before,
+    /// having ended its search on its own, counts as no time).
+    pub fn ponder_hit(&mut self, limit: f64) -> Result<Reply, EngineError> {
+        self.pondering = false;
+        self.send("ponder-hit")?;
+        self.await_done(limit)
+    }
+
+    /// Ends a running ponder search: `stop`, then its `done` is read and thrown away.
+    pub fn end_ponder(&mut self) -> Result<(), EngineError> {
+        if !std::mem::replace(&mut self.pondering, false) {
+            return Ok(());
+        }
+        self.send("stop")?;
+        let deadline = Instant::now() + Duration::from_secs_f64(STOP_GRACE);
+        loop {
+            if let Some((_, bytes)) = self.next_line(deadline, "done", STOP_GRACE)? {
+                if parse_line(&bytes).is_ok_and(|l| l.command == "done") {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Reads `info` lines up to `done`, sending `stop` after `limit` seconds (see
+    /// [`think`](Self::think)).
+    fn await_done(&mut self, limit: f64) -> Result<Reply, EngineError> {
         let start = Instant::now();
         let mut stop_at = Some(start + Duration::from_secs_f64(limit));
         let give_up = start + Duration::from_secs_f64(limit + STOP_GRACE);
         let mut reply = Reply {
             best: None,
+            ponder: None,
             score: None,
             depth: None,
             elapsed: 0.0,
@@ -304,6 +361,10 @@ impl EngineProcess {
                 "done" => {
                     reply.best = line
                         .get("move")
+                        .filter(|m| !m.is_empty())
+                        .map(str::to_string);
+                    reply.ponder = line
+                        .get("ponder")
                         .filter(|m| !m.is_empty())
                         .map(str::to_string);
                     reply.elapsed = at.saturating_duration_since(start).as_secs_f64();

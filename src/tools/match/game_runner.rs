@@ -149,6 +149,10 @@ pub struct GameSettings {
     pub resign: Option<ResignRule>,
     /// Platform dama's move limit, if not the default.
     pub move_limit: Option<MoveLimit>,
+    /// Whether the white and the black engine ponder: after its move, an engine searches the
+    /// position after the answer it expects (`go ponder`) while the opponent thinks, and is
+    /// told `ponder-hit` when that answer comes (its clock runs from then on).
+    pub ponder: [bool; 2],
 }
 
 /// The Hub `pos` line of a game: its start position and every move since.
@@ -175,13 +179,32 @@ pub fn forfeit_before_start<V: Variant>(
     }
 }
 
-/// Plays a game from `opening`; `engines[0]` plays white and `engines[1]` black.
+/// Plays a game from `opening`; `engines[0]` plays white and `engines[1]` black. A ponder
+/// search still running when the game ends is stopped.
 pub fn play<V: Variant>(
     opening: &Opening<V>,
     engines: [&mut EngineProcess; 2],
     settings: &GameSettings,
 ) -> GameRecord<V> {
+    let [white, black] = engines;
+    let record = play_game(opening, [&mut *white, &mut *black], settings);
+    for e in [white, black] {
+        if e.is_alive() {
+            // a failure here shows at the engine's next command
+            let _ = e.end_ponder();
+        }
+    }
+    record
+}
+
+fn play_game<V: Variant>(
+    opening: &Opening<V>,
+    engines: [&mut EngineProcess; 2],
+    settings: &GameSettings,
+) -> GameRecord<V> {
     let mut game = opening.game();
+    // the answer each engine ponders on, while it does
+    let mut expected: [Option<crate::core::Move<V>>; 2] = [None, None];
     game.set_move_limit(settings.move_limit);
     let mut comments: Vec<Option<String>> = vec![None; game.moves().len()];
     if let Some(last) = comments.last_mut() {
@@ -214,8 +237,17 @@ pub fn play<V: Variant>(
         let clock = &mut clocks[side.index()];
         let allowed = clock.allowed();
         let limit = allowed.map_or(settings.move_timeout, |a| a + settings.time_margin);
-        let reply = match engines[side.index()].think(&pos_line(&game), &clock.level_line(), limit)
-        {
+        let engine = &mut engines[side.index()];
+        let hit = engine.is_pondering()
+            && expected[side.index()]
+                .take()
+                .is_some_and(|e| game.moves().last() == Some(&e));
+        let answer = if hit {
+            engine.ponder_hit(limit)
+        } else {
+            engine.think(&pos_line(&game), &clock.level_line(), limit)
+        };
+        let reply = match answer {
             Ok(r) => r,
             Err(e) => return end(game, comments, Ending::Forfeit(side, Fault::from_engine(e))),
         };
@@ -257,11 +289,30 @@ pub fn play<V: Variant>(
             _ => String::new(),
         };
         comment.push_str(&format!("{:.3}s", reply.elapsed));
+        if hit {
+            comment.push_str(" ponder-hit");
+        }
         comments.push(Some(comment));
         match adjudicator.record(side, reply.score, game.moves().len()) {
             Some(Verdict::Draw) => return end(game, comments, Ending::AdjudicatedDraw),
             Some(Verdict::Resign(c)) => return end(game, comments, Ending::Resigned(c)),
             None => {}
+        }
+        // ponder on the expected answer (a move that is not legal there is ignored)
+        let answer = reply
+            .ponder
+            .as_deref()
+            .and_then(|t| notation::parse(game.position(), t).ok());
+        if let (true, Some(answer), GameResult::Ongoing) =
+            (settings.ponder[side.index()], answer, game.result())
+        {
+            let mut after = game.clone();
+            after.play(answer).expect("a parsed move is legal");
+            let level = clocks[side.index()].level_line();
+            if let Err(e) = engines[side.index()].ponder(&pos_line(&after), &level) {
+                return end(game, comments, Ending::Forfeit(side, Fault::from_engine(e)));
+            }
+            expected[side.index()] = Some(answer);
         }
     }
 }

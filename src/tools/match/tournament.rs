@@ -180,6 +180,7 @@ fn worker<V: Variant>(
                     draw: config.draw,
                     resign: config.resign,
                     move_limit: config.move_limit,
+                    ponder: [config.ponders(job.white), config.ponders(job.black)],
                 };
                 let (w, b) = two_mut(&mut engines, job.white, job.black);
                 game_runner::play(opening, [w, b], &settings)
