@@ -19,7 +19,7 @@
 //! 1); every other position gets a counter of its quiet moves within the pair, or a mark that
 //! it can never be lost when one of its conversions is not won for the opponent. Then level
 //! `d = 0, 1, 2, ...` takes every position settled at distance `d` and un-moves the side that
-//! just moved (see [`predecessors`]): a predecessor of a lost position is won at `d + 1` unless
+//! just moved (see [`unmoves`]): a predecessor of a lost position is won at `d + 1` unless
 //! already settled; a predecessor of a won position has its counter taken down by one, and when
 //! it reaches 0 (every move leads to a won position) it is lost at `d + 1`. As the levels come
 //! in order of distance, a won position is settled by its nearest lost successor (the first
@@ -41,6 +41,7 @@ use rayon::prelude::*;
 
 use crate::core::bitboard::Bitboard;
 use crate::core::movegen;
+use crate::core::moves::MoveList;
 use crate::core::position::Position;
 use crate::core::variant::{Color, Variant};
 use crate::engine::egdb::file::{Entry, DRAW, INVALID, LOSS, WIN};
@@ -181,39 +182,32 @@ fn solve_one<V: Variant>(
 /// The counter of a position that is never lost: one of its conversions is drawn or won for it.
 const NEVER_LOST: u8 = u8::MAX;
 
-/// The cells (code and distance, see [`pack`]) and counters of the positions of one slice of
-/// the pair.
-struct Table<V> {
-    ix: Indexer<V>,
-    cells: Vec<AtomicU16>,
-    counters: Vec<AtomicU8>,
-}
-
-/// Calls `f` with every position from which a quiet move of the pair leads to `pos` (White to
-/// move), turned to White to move: Black's last move taken back, a king along its rays over
-/// empty squares (one square for short kings), a man one step back. A predecessor where Black
-/// had a capture is left out (captures are compulsory: the quiet move was not legal there).
-/// Captures and promotions leave the pair and are not taken back: a black king is un-moved as
-/// a king, a black man as a man.
-fn predecessors<V: Variant>(pos: &Position<V>, mut f: impl FnMut(&Position<V>)) {
+/// Writes into `out` (emptied first) every position from which a quiet move of the pair may
+/// have led to `pos` (White to move), turned to White to move: the last move taken back, a
+/// king along its rays over empty squares (one square for short kings), a man one step back.
+/// Captures and promotions leave the pair and are not taken back: a king is un-moved as a
+/// king, a man as a man. Such a position is a predecessor only when its side to move has no
+/// capture ([`movegen::has_capture`]): captures are compulsory, so the quiet move would not
+/// have been legal; the caller tests that last, as it costs the most.
+fn unmoves<V: Variant>(pos: &Position<V>, out: &mut Vec<Position<V>>) {
+    out.clear();
+    // turned round, the side that has just moved is White, and White is to move before it
+    let after = pos.turned();
     let (white, black, kings) = (
-        pos.pieces(Color::White).0,
-        pos.pieces(Color::Black).0,
-        pos.all_kings().0,
+        after.pieces(Color::White).0,
+        after.pieces(Color::Black).0,
+        after.all_kings().0,
     );
-    let empty = pos.empty().0;
+    let empty = after.empty().0;
     let mut back = |from: u64, to: u64, king: bool| {
-        let before = Position::<V>::from_bitboards(
-            Bitboard(white),
-            Bitboard(black & !to | from),
+        out.push(Position::<V>::from_bitboards(
+            Bitboard(white & !to | from),
+            Bitboard(black),
             Bitboard(if king { kings & !to | from } else { kings }),
-            Color::Black,
-        );
-        if !movegen::has_capture(&before) {
-            f(&before.turned());
-        }
+            Color::White,
+        ));
     };
-    for k in pos.kings(Color::Black).bits() {
+    for k in after.kings(Color::White).bits() {
         let to = 1u64 << k;
         for d in 0..4 {
             let mut from = movegen::step::<V>(to, d) & empty;
@@ -226,10 +220,10 @@ fn predecessors<V: Variant>(pos: &Position<V>, mut f: impl FnMut(&Position<V>)) 
             }
         }
     }
-    // black men move down the board: they come back up
-    for m in pos.men(Color::Black).bits() {
+    // white men move up the board: they come back down
+    for m in after.men(Color::White).bits() {
         let to = 1u64 << m;
-        for d in [movegen::UP_LEFT, movegen::UP_RIGHT] {
+        for d in [movegen::DOWN_LEFT, movegen::DOWN_RIGHT] {
             let from = movegen::step::<V>(to, d) & empty;
             if from != 0 {
                 back(from, to, false);
@@ -248,8 +242,9 @@ fn forward<V: Variant>(
     pos: &Position<V>,
     home: &[Signature],
     db: &Egdb,
+    moves: &mut MoveList<V>,
 ) -> Result<(u16, u8), ProbeError> {
-    let moves = movegen::legal_moves(pos);
+    movegen::generate(pos, moves);
     if moves.is_empty() {
         return Ok((pack(LOSS, 0), 0));
     }
@@ -286,6 +281,77 @@ fn forward<V: Variant>(
 /// Indices a rayon task takes at once in the passes over a table.
 const CHUNK: usize = 1 << 12;
 
+/// The cells (code and distance, see [`pack`]) and counters of the positions of one slice of
+/// the pair, and for each chunk of [`CHUNK`] indices the levels it has positions of that are
+/// still to be processed (bit `level % 64`: only two levels are ever pending).
+struct Table<V> {
+    ix: Indexer<V>,
+    cells: Vec<AtomicU16>,
+    counters: Vec<AtomicU8>,
+    pending: Vec<AtomicU64>,
+}
+
+impl<V> Table<V> {
+    /// Notes that index `j` is settled at distance `plies`, for the level of that distance.
+    #[inline]
+    fn note(&self, j: usize, plies: u32) {
+        self.pending[j / CHUNK].fetch_or(1 << (plies % 64), Ordering::Relaxed);
+    }
+}
+
+/// Passes the value of `pos`, settled at distance `level` with `code` ([`WIN`] or [`LOSS`]),
+/// to its unsettled predecessors in `before`: each is won at `level + 1` when `pos` is lost;
+/// when `pos` is won, each has its counter taken down and is lost at `level + 1` when it
+/// reaches 0. The number of positions settled; `scratch` holds the candidates and indices.
+fn propagate<V: Variant>(
+    pos: &Position<V>,
+    code: u8,
+    level: u32,
+    before: &Table<V>,
+    scratch: &mut (Vec<Position<V>>, Vec<usize>),
+) -> u64 {
+    let (candidates, open) = scratch;
+    unmoves(pos, candidates);
+    // the unsettled ones (whose counter can still reach 0, for a win); every cell is read
+    // before any is used, so that the reads, far apart in memory, overlap
+    open.clear();
+    open.extend(candidates.iter().map(|p| before.ix.index(p) as usize));
+    for j in open.iter_mut() {
+        let unsettled = before.cells[*j].load(Ordering::Relaxed) == pack(DRAW, 0)
+            && (code == LOSS || before.counters[*j].load(Ordering::Relaxed) != NEVER_LOST);
+        if !unsettled {
+            *j = usize::MAX;
+        }
+    }
+    let mut settled = 0;
+    for (p, &j) in candidates.iter().zip(open.iter()) {
+        if j == usize::MAX || movegen::has_capture(p) {
+            continue;
+        }
+        let cell = &before.cells[j];
+        let settle = |value| {
+            cell.compare_exchange(pack(DRAW, 0), value, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        };
+        if code == LOSS {
+            // won one ply beyond its nearest lost successor: this level, the first that
+            // reaches it (other threads may settle it at this level too, the same way)
+            if settle(pack(WIN, level + 1)) {
+                before.note(j, level + 1);
+                settled += 1;
+            }
+        } else if before.counters[j].fetch_sub(1, Ordering::Relaxed) == 1 {
+            // lost one ply beyond its farthest won successor: the level that takes its counter
+            // to 0 (it has no lost successor, so nothing else settles it)
+            let fresh = settle(pack(LOSS, level + 1));
+            debug_assert!(fresh, "a lost position settled before");
+            before.note(j, level + 1);
+            settled += 1;
+        }
+    }
+    settled
+}
+
 /// Solves `sigs` (a signature and its mirror, or one symmetric signature) together,
 /// retrograde (see the module's documentation): each one's stored bytes and the number of
 /// levels. Reports each level with [`Event::Pass`].
@@ -308,6 +374,9 @@ fn solve<V: Variant>(
                 counters: std::iter::repeat_with(|| AtomicU8::new(0))
                     .take(n)
                     .collect(),
+                pending: std::iter::repeat_with(|| AtomicU64::new(0))
+                    .take(n.div_ceil(CHUNK))
+                    .collect(),
             }
         })
         .collect();
@@ -320,19 +389,20 @@ fn solve<V: Variant>(
             .zip(t.counters.par_chunks(CHUNK))
             .enumerate()
             .try_for_each(|(c, (cells, counters))| {
-                let mut here = 0;
+                let (mut here, mut moves) = (0, MoveList::new());
                 for (o, (cell, counter)) in cells.iter().zip(counters).enumerate() {
                     let Some(pos) = t.ix.position((c * CHUNK + o) as u64) else {
                         cell.store(pack(INVALID, 0), Ordering::Relaxed);
                         continue;
                     };
-                    let (value, count) = forward(&pos, sigs, db)?;
+                    let (value, count) = forward(&pos, sigs, db, &mut moves)?;
                     cell.store(value, Ordering::Relaxed);
                     counter.store(count, Ordering::Relaxed);
                     let (code, plies) = unpack(value);
                     if code != DRAW {
                         here += 1;
                         longest.fetch_max(plies, Ordering::Relaxed);
+                        t.note(c * CHUNK, plies);
                     }
                 }
                 settled.fetch_add(here, Ordering::Relaxed);
@@ -343,10 +413,8 @@ fn solve<V: Variant>(
     let mut level = 0;
     loop {
         // a cell holds distances up to 0x3fff; no slice of up to 9 pieces comes near
-        assert!(
-            level < 0x3fff,
-            "a distance to conversion beyond what a cell holds"
-        );
+        assert!(level < 0x3fff, "a distance beyond what a cell holds");
+        let bit = 1u64 << (level % 64);
         for (k, t) in tables.iter().enumerate() {
             // the quiet moves of one slice of the pair lead into the other (or the same one)
             let before = &tables[if tables.len() == 2 { 1 - k } else { 0 }];
@@ -354,55 +422,16 @@ fn solve<V: Variant>(
                 .par_chunks(CHUNK)
                 .enumerate()
                 .for_each(|(c, cells)| {
-                    let mut here = 0;
+                    if t.pending[c].fetch_and(!bit, Ordering::Relaxed) & bit == 0 {
+                        return;
+                    }
+                    let (mut here, mut scratch) = (0, (Vec::new(), Vec::new()));
                     for (o, cell) in cells.iter().enumerate() {
                         let (code, plies) = unpack(cell.load(Ordering::Relaxed));
-                        if plies != level || !(code == WIN || code == LOSS) {
-                            continue;
+                        if plies == level && (code == WIN || code == LOSS) {
+                            let pos = t.ix.position((c * CHUNK + o) as u64).expect("a position");
+                            here += propagate(&pos, code, level, before, &mut scratch);
                         }
-                        let pos = t.ix.position((c * CHUNK + o) as u64).expect("a position");
-                        predecessors(&pos, |p| {
-                            let j = before.ix.index(p) as usize;
-                            let cell = &before.cells[j];
-                            if cell.load(Ordering::Relaxed) != pack(DRAW, 0) {
-                                return;
-                            }
-                            if code == LOSS {
-                                // won one ply beyond its nearest lost successor: this level, the
-                                // first that reaches it
-                                let won = pack(WIN, level + 1);
-                                if cell
-                                    .compare_exchange(
-                                        pack(DRAW, 0),
-                                        won,
-                                        Ordering::Relaxed,
-                                        Ordering::Relaxed,
-                                    )
-                                    .is_ok()
-                                {
-                                    here += 1;
-                                }
-                            } else {
-                                let counter = &before.counters[j];
-                                if counter.load(Ordering::Relaxed) == NEVER_LOST {
-                                    return;
-                                }
-                                // lost one ply beyond its farthest won successor: the level that
-                                // takes its counter to 0 (no lost successor, so nothing else
-                                // settles it)
-                                if counter.fetch_sub(1, Ordering::Relaxed) == 1 {
-                                    let lost = pack(LOSS, level + 1);
-                                    let was = cell.compare_exchange(
-                                        pack(DRAW, 0),
-                                        lost,
-                                        Ordering::Relaxed,
-                                        Ordering::Relaxed,
-                                    );
-                                    debug_assert!(was.is_ok(), "a lost position settled before");
-                                    here += 1;
-                                }
-                            }
-                        });
                     }
                     if here > 0 {
                         settled.fetch_add(here, Ordering::Relaxed);
@@ -410,11 +439,8 @@ fn solve<V: Variant>(
                     }
                 });
         }
-        on_event(Event::Pass(
-            sigs[0],
-            level + 1,
-            settled.load(Ordering::Relaxed),
-        ));
+        let done = settled.load(Ordering::Relaxed);
+        on_event(Event::Pass(sigs[0], level + 1, done));
         if level >= longest.load(Ordering::Relaxed) {
             break;
         }
@@ -422,6 +448,7 @@ fn solve<V: Variant>(
     }
     for t in &mut tables {
         t.counters = Vec::new();
+        t.pending = Vec::new();
     }
     let bytes = tables
         .into_iter()
@@ -961,7 +988,7 @@ mod tests {
     }
 
     /// Every quiet move within the pair, as (table, index) to (table, index), found forward
-    /// by the move generator and backward by [`predecessors`].
+    /// by the move generator and backward by [`unmoves`] (those without a capture).
     fn pair_moves<V: Variant>(sig: Signature) -> (Vec<[u64; 4]>, Vec<[u64; 4]>) {
         let home = if sig == sig.flipped() {
             vec![sig]
@@ -982,13 +1009,15 @@ mod tests {
                         ahead.push([t as u64, i, table(to), j]);
                     }
                 }
-                predecessors(&pos, |p| {
+                let mut candidates = Vec::new();
+                unmoves(&pos, &mut candidates);
+                for p in candidates.iter().filter(|p| !movegen::has_capture(*p)) {
                     let from = Signature::of(p);
                     assert_eq!(from, s.flipped());
                     let j = Indexer::<V>::new(from).index(p);
                     assert_eq!(Indexer::<V>::new(from).position(j).as_ref(), Some(p));
                     back.push([table(from), j, t as u64, i]);
-                });
+                }
             }
         }
         ahead.sort_unstable();
