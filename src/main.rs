@@ -926,12 +926,13 @@ fn run_egdb_build<V: Variant>(
             b.set_prefix(format!("slice {sig}"));
             bar = Some((b, Instant::now()));
         }
-        Event::Pass(_, pass, solved) => {
+        Event::Pass(_, level, solved) => {
             if let Some((b, t)) = &bar {
                 b.set_position(solved);
-                let rate = b.length().unwrap_or(0) as f64 * pass as f64
-                    / t.elapsed().as_secs_f64().max(1e-3);
-                b.set_message(format!("pass {pass}, {rate:.0} positions/s"));
+                b.set_message(format!(
+                    "level {level}, {:.0}s",
+                    t.elapsed().as_secs_f64()
+                ));
             }
         }
         Event::Done(r) => {
@@ -939,7 +940,7 @@ fn run_egdb_build<V: Variant>(
                 b.finish_and_clear();
             }
             println!(
-                "slice={} positions={} wins={} draws={} losses={} longest-win={} longest-loss={} passes={} seconds={:.1} bytes={}",
+                "slice={} positions={} wins={} draws={} losses={} longest-win={} longest-loss={} levels={} seconds={:.1} bytes={}",
                 r.sig,
                 r.positions,
                 r.wins,
@@ -947,7 +948,7 @@ fn run_egdb_build<V: Variant>(
                 r.losses,
                 r.longest_win,
                 r.longest_loss,
-                r.passes,
+                r.levels,
                 r.seconds,
                 r.bytes
             );

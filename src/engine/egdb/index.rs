@@ -38,25 +38,42 @@ pub fn binom(n: u32, k: u32) -> u64 {
     }
 }
 
-/// Colexicographic rank of a sorted set of distinct values.
-fn rank(set: &[u32]) -> u64 {
-    set.iter()
-        .enumerate()
-        .map(|(i, &s)| binom(s, i as u32 + 1))
-        .sum()
+/// Colexicographic rank of a set of values given as the bits of `set`.
+#[inline]
+fn rank(mut set: u64) -> u64 {
+    let (mut r, mut i) = (0, 1);
+    while set != 0 {
+        r += binom(set.trailing_zeros(), i);
+        set &= set - 1;
+        i += 1;
+    }
+    r
 }
 
 /// The sorted set of `k` values with colexicographic rank `r`, written into `out`.
+#[inline]
 fn unrank(mut r: u64, k: u32, out: &mut [u32]) {
     for i in (0..k).rev() {
-        // the largest s with C(s, i+1) <= r
-        let mut s = i;
-        while binom(s + 1, i + 1) <= r {
-            s += 1;
+        // the largest s with C(s, i+1) <= r: C(i, i+1) = 0 is, C(64, i+1) exceeds any rank
+        let (mut lo, mut hi) = (i, 64);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if binom(mid, i + 1) <= r {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
         }
-        r -= binom(s, i + 1);
-        out[i as usize] = s;
+        r -= binom(lo, i + 1);
+        out[i as usize] = lo;
     }
+}
+
+/// The squares (0-based numbers) of the pieces of `b`, as the bits of a mask.
+#[inline]
+fn squares<V: Variant>(b: Bitboard) -> u64 {
+    b.bits()
+        .fold(0, |m, bit| m | 1u64 << V::BIT_TO_SQUARE[bit as usize])
 }
 
 /// Positions ↔ indices for one signature of variant `V`.
@@ -103,39 +120,23 @@ impl<V: Variant> Indexer<V> {
     pub fn index(&self, pos: &Position<V>) -> u64 {
         debug_assert_eq!(pos.side(), Color::White);
         debug_assert_eq!(Signature::of(pos), self.sig);
-        let sq = |b: u32| V::BIT_TO_SQUARE[b as usize] as u32;
-        let mut buf = [0u32; 64];
-        let mut digits = [0u64; 4];
+        let white_men = squares::<V>(pos.men(Color::White));
+        let black_men = squares::<V>(pos.men(Color::Black));
         // white men: squares HALF.. shifted to 0..
-        let mut k = 0;
-        for b in pos.men(Color::White).bits() {
-            buf[k] = sq(b) - V::HALF;
-            k += 1;
-        }
-        buf[..k].sort_unstable();
-        digits[0] = rank(&buf[..k]);
-        k = 0;
-        for b in pos.men(Color::Black).bits() {
-            buf[k] = sq(b);
-            k += 1;
-        }
-        buf[..k].sort_unstable();
-        digits[1] = rank(&buf[..k]);
-        // kings among the free squares, in square order
-        let mut taken = pos.men(Color::White) | pos.men(Color::Black);
+        let mut digits = [rank(white_men >> V::HALF), rank(black_men), 0, 0];
+        // kings among the free squares, in square order: a king's place is its square less the
+        // squares taken before it
+        let mut taken = white_men | black_men;
         for (d, color) in [(2, Color::White), (3, Color::Black)] {
-            let kings = pos.kings(color);
-            k = 0;
-            for b in kings.bits() {
-                let s = sq(b);
-                let below = (0..s)
-                    .filter(|&t| !taken.has(V::SQUARE_TO_BIT[t as usize] as u32))
-                    .count() as u32;
-                buf[k] = below;
-                k += 1;
+            let kings = squares::<V>(pos.kings(color));
+            let (mut k, mut i) = (kings, 1);
+            while k != 0 {
+                let s = k.trailing_zeros();
+                let below = s - (taken & ((1u64 << s) - 1)).count_ones();
+                digits[d] += binom(below, i);
+                k &= k - 1;
+                i += 1;
             }
-            buf[..k].sort_unstable();
-            digits[d] = rank(&buf[..k]);
             taken |= kings;
         }
         ((digits[0] * self.radix[1] + digits[1]) * self.radix[2] + digits[2]) * self.radix[3]
@@ -156,38 +157,37 @@ impl<V: Variant> Indexer<V> {
         let s = self.sig;
         unrank(digits[0], s.men as u32, &mut buf);
         let mut white = Bitboard::EMPTY;
+        // squares taken so far, as a mask of square numbers
+        let mut taken = 0u64;
         for &x in &buf[..s.men as usize] {
             white |= bit(x + V::HALF);
+            taken |= 1u64 << (x + V::HALF);
         }
         unrank(digits[1], s.their_men as u32, &mut buf);
         let mut black = Bitboard::EMPTY;
         for &x in &buf[..s.their_men as usize] {
-            let b = bit(x);
-            if (white & b).any() {
+            if taken >> x & 1 != 0 {
                 return None;
             }
-            black |= b;
+            black |= bit(x);
+            taken |= 1u64 << x;
         }
         let mut kings = Bitboard::EMPTY;
-        let mut taken = white | black;
+        let all = (1u64 << V::SQUARES) - 1;
         for (d, n, is_white) in [(2, s.kings, true), (3, s.their_kings, false)] {
             unrank(digits[d], n as u32, &mut buf);
-            // the j-th free square, for each j in the set
+            // the j-th free square, for each j of the set (increasing)
             let mut placed = Bitboard::EMPTY;
-            let (mut j, mut want) = (0u32, 0usize);
-            for sq in 0..V::SQUARES {
-                if want == n as usize {
-                    break;
+            let mut placed_squares = 0u64;
+            let (mut free, mut j) = (all & !taken, 0u32);
+            for &want in &buf[..n as usize] {
+                while j < want {
+                    free &= free - 1;
+                    j += 1;
                 }
-                let b = bit(sq);
-                if (taken & b).any() {
-                    continue;
-                }
-                if buf[want] == j {
-                    placed |= b;
-                    want += 1;
-                }
-                j += 1;
+                let sq = free.trailing_zeros();
+                placed |= bit(sq);
+                placed_squares |= 1u64 << sq;
             }
             if is_white {
                 white |= placed;
@@ -195,7 +195,7 @@ impl<V: Variant> Indexer<V> {
                 black |= placed;
             }
             kings |= placed;
-            taken |= placed;
+            taken |= placed_squares;
         }
         Some(Position::from_bitboards(white, black, kings, Color::White))
     }
@@ -209,10 +209,13 @@ mod tests {
     #[test]
     fn ranks_round_trip() {
         let mut out = [0u32; 8];
-        for r in 0..binom(12, 3) {
-            unrank(r, 3, &mut out);
-            assert!(out[0] < out[1] && out[1] < out[2] && out[2] < 12);
-            assert_eq!(rank(&out[..3]), r);
+        for k in 1..=4 {
+            for r in 0..binom(50, k) {
+                unrank(r, k, &mut out);
+                let set = &out[..k as usize];
+                assert!(set.windows(2).all(|w| w[0] < w[1]) && set[k as usize - 1] < 50);
+                assert_eq!(rank(set.iter().fold(0, |m, &x| m | 1 << x)), r);
+            }
         }
     }
 
@@ -227,6 +230,59 @@ mod tests {
             }
         }
         valid
+    }
+
+    /// The index as first written, counting the free squares one by one: the files on disk
+    /// are numbered this way.
+    fn index_by_counting<V: Variant>(ix: &Indexer<V>, pos: &Position<V>) -> u64 {
+        let sq = |b: u32| V::BIT_TO_SQUARE[b as usize] as u32;
+        let rank_sorted = |set: &mut Vec<u32>| {
+            set.sort_unstable();
+            set.iter()
+                .enumerate()
+                .map(|(i, &s)| binom(s, i as u32 + 1))
+                .sum::<u64>()
+        };
+        let mut digits = [0u64; 4];
+        digits[0] = rank_sorted(
+            &mut pos
+                .men(Color::White)
+                .bits()
+                .map(|b| sq(b) - V::HALF)
+                .collect(),
+        );
+        digits[1] = rank_sorted(&mut pos.men(Color::Black).bits().map(sq).collect());
+        let mut taken = pos.men(Color::White) | pos.men(Color::Black);
+        for (d, color) in [(2, Color::White), (3, Color::Black)] {
+            let below = |s: u32| {
+                (0..s)
+                    .filter(|&t| !taken.has(V::SQUARE_TO_BIT[t as usize] as u32))
+                    .count() as u32
+            };
+            digits[d] = rank_sorted(&mut pos.kings(color).bits().map(|b| below(sq(b))).collect());
+            taken |= pos.kings(color);
+        }
+        ((digits[0] * ix.radix[1] + digits[1]) * ix.radix[2] + digits[2]) * ix.radix[3] + digits[3]
+    }
+
+    fn same_numbering<V: Variant>(sig: &str, step: u64) {
+        let ix = Indexer::<V>::new(sig.parse().unwrap());
+        for i in (0..ix.size()).step_by(step as usize) {
+            if let Some(p) = ix.position(i) {
+                assert_eq!(index_by_counting(&ix, &p), i, "{sig} {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_numbering_is_the_one_of_the_files() {
+        use crate::core::variant::Italian;
+        for sig in ["1111", "2101", "0301", "1003", "2020", "0202"] {
+            same_numbering::<International>(sig, 7);
+            same_numbering::<English>(sig, 3);
+            // a1 light: square numbers run the other way along the rows
+            same_numbering::<Italian>(sig, 3);
+        }
     }
 
     #[test]
