@@ -87,10 +87,6 @@ pub struct SearchParams {
     /// is at least this much (per ply of depth) below alpha, only the first quiet move is
     /// searched. 0 turns it off. 40: +15 Elo at 3+0.03 (README).
     pub move_futility: i32,
-    /// Continuation history: quiet moves are also ordered by how they fared after the
-    /// opponent's previous move arrived on the same square (a table by side, that move's
-    /// destination and this move's from and to), updated as the history is.
-    pub cont_history: bool,
     /// Late-move reductions start with the move of this number in the order (from 0).
     pub lmr_min_move: usize,
     /// Half-width of the first aspiration window around the previous iteration's score, in
@@ -132,7 +128,6 @@ impl SearchParams {
         promo_ply: false,
         threat_margin: 0,
         move_futility: 40,
-        cont_history: false,
         lmr_min_move: 3,
         aspiration: 25,
         partial_root: false,
@@ -175,7 +170,6 @@ impl SearchParams {
             ("promo-ply", self.promo_ply.to_string()),
             ("threat-margin", self.threat_margin.to_string()),
             ("move-futility", self.move_futility.to_string()),
-            ("cont-history", self.cont_history.to_string()),
             ("lmr-min-move", self.lmr_min_move.to_string()),
             ("aspiration", self.aspiration.to_string()),
             ("partial-root", self.partial_root.to_string()),
@@ -226,7 +220,6 @@ impl SearchParams {
             "promo-ply" => self.promo_ply = flag()?,
             "threat-margin" => self.threat_margin = int(0, 1000)?,
             "move-futility" => self.move_futility = int(0, 1000)?,
-            "cont-history" => self.cont_history = flag()?,
             "lmr-min-move" => self.lmr_min_move = int(1, 64)? as usize,
             "aspiration" => self.aspiration = int(1, 1000)?,
             "partial-root" => self.partial_root = flag()?,
@@ -377,13 +370,6 @@ fn history_slot<V: Variant>(side: usize, m: &Move<V>) -> usize {
     side * FROM_TO + m.from_to_code()
 }
 
-/// The index of a quiet move's continuation-history score: by the side that plays it, the
-/// destination of the move before it (from its from-to code) and its own from and to.
-#[inline]
-fn cont_slot<V: Variant>(side: usize, came_by: u16, m: &Move<V>) -> usize {
-    (side * 64 + (came_by as usize & 63)) * FROM_TO + m.from_to_code()
-}
-
 /// The bound of a history score under gravity: it stays within ±this.
 const HISTORY_MAX: i32 = 1 << 14;
 
@@ -480,9 +466,6 @@ pub struct Worker<'a, V: Variant> {
     main: bool,
     killers: Vec<[u32; 2]>,
     history: Vec<i32>,
-    /// Continuation history (empty unless `cont_history`): by side, the destination of the
-    /// move that led to the node, and the quiet move's from and to.
-    cont: Vec<i32>,
     /// The quiet move (encoded) that last refuted each move, by the refuted move's side,
     /// from and to.
     counters: Vec<u32>,
@@ -524,11 +507,6 @@ impl<'a, V: Variant> Worker<'a, V> {
             main,
             killers: vec![[0; 2]; MAX_PLY + 2],
             history: vec![0; 2 * FROM_TO],
-            cont: if shared.params.cont_history {
-                vec![0; 2 * 64 * FROM_TO]
-            } else {
-                Vec::new()
-            },
             counters: vec![0; 2 * FROM_TO],
             came_by: vec![0; MAX_PLY + 2],
             line,
@@ -872,8 +850,6 @@ impl<'a, V: Variant> Worker<'a, V> {
             0
         };
         let n = list.len();
-        let use_cont = params.cont_history && ply > 0;
-        let prev = self.came_by[ply];
         if !is_root {
             let scores = &mut self.scores[ply];
             for (i, m) in list.iter().enumerate() {
@@ -890,8 +866,6 @@ impl<'a, V: Variant> Worker<'a, V> {
                     1 << 22
                 } else if code == counter {
                     1 << 21
-                } else if use_cont {
-                    self.history[history_slot(side, m)] + self.cont[cont_slot(side, prev, m)]
                 } else {
                     self.history[history_slot(side, m)]
                 };
@@ -1095,16 +1069,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                                     if !tried.is_capture() && !tried.is_promotion() {
                                         let slot = history_slot(side, tried);
                                         gravity(&mut self.history[slot], -bonus);
-                                        if use_cont {
-                                            let c = cont_slot(side, prev, tried);
-                                            gravity(&mut self.cont[c], -bonus);
-                                        }
                                     }
                                 }
                                 gravity(&mut self.history[history_slot(side, &m)], bonus);
-                                if use_cont {
-                                    gravity(&mut self.cont[cont_slot(side, prev, &m)], bonus);
-                                }
                             } else {
                                 let h = &mut self.history[history_slot(side, &m)];
                                 *h += depth * depth;

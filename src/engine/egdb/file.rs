@@ -4,9 +4,10 @@
 //! game leaves the slice (a capture or a promotion) or ends, with the winner hurrying and the
 //! loser holding out. Byte 0 is a draw, 255 not a position, 1 to 127 a win in that many plies,
 //! 128 to 254 a loss in 0 to 126 plies (0: no move left). Distances past 127 (or 126) are
-//! stored as the largest. The file cuts the bytes into blocks of 65,536 positions, each
-//! compressed on its own (LZ4 block format), behind an index of the blocks, so that a reader
-//! could fetch one block at a time. All integers little-endian:
+//! stored as the largest. The file cuts the bytes into blocks of 4,096 positions (the header
+//! says how many; files of 65,536 are read too), each compressed on its own (LZ4 block
+//! format), behind an index of the blocks, so that a probe reads and decompresses one block
+//! (see [`packed`](super::packed)). All integers little-endian:
 //!
 //! | bytes | field |
 //! |---|---|
@@ -15,7 +16,7 @@
 //! | 2 | PDN GameType of the variant |
 //! | 4 | signature: men and kings of the side to move, men and kings of the opponent |
 //! | 8 | number of positions `n` (indices, see [`Indexer`](super::Indexer)) |
-//! | 4 | positions per block (65,536) |
+//! | 4 | positions per block (4,096; at most 2^20) |
 //! | 4 | number of blocks `k` |
 //! | 4(k+1) | offset of each block from the end of this table, and the end of the last |
 //! | ... | the compressed blocks |
@@ -31,7 +32,10 @@ pub const MAGIC: &[u8; 8] = b"DMSTEGDB";
 /// The format version.
 pub const VERSION: u16 = 2;
 /// Positions per compressed block.
-pub const BLOCK: u64 = 65_536;
+pub const BLOCK: u64 = 4_096;
+/// Most positions per block a reader accepts (files may use another block size than
+/// [`BLOCK`]: the header says which).
+pub const MAX_BLOCK: u64 = 1 << 20;
 const HEADER: usize = 32;
 
 /// The code of a drawn position.
@@ -80,6 +84,19 @@ impl Entry {
             (LOSS, d) => format!("loss/{d}"),
             _ => "none".to_string(),
         }
+    }
+
+    /// The value and distance of a stored byte; `None` when it is not a position.
+    #[inline]
+    pub fn of_byte(b: u8) -> Option<Entry> {
+        let (code, plies) = Entry::decode(b);
+        let wdl = match code {
+            DRAW => Wdl::Draw,
+            WIN => Wdl::Win,
+            LOSS => Wdl::Loss,
+            _ => return None,
+        };
+        Some(Entry { wdl, plies })
     }
 
     /// The code and distance of a stored byte.
@@ -185,14 +202,7 @@ impl Slice {
     /// The value and distance of index `i`; `None` when it is not a position.
     #[inline]
     pub fn entry(&self, i: u64) -> Option<Entry> {
-        let (code, plies) = Entry::decode(self.bytes[i as usize]);
-        let wdl = match code {
-            DRAW => Wdl::Draw,
-            WIN => Wdl::Win,
-            LOSS => Wdl::Loss,
-            _ => return None,
-        };
-        Some(Entry { wdl, plies })
+        Entry::of_byte(self.bytes[i as usize])
     }
 
     /// How many indices hold each code (draw, win, loss, invalid).
@@ -277,7 +287,7 @@ impl Slice {
         let len = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
         let block = u32::from_le_bytes(bytes[24..28].try_into().expect("4 bytes")) as u64;
         let blocks = u32::from_le_bytes(bytes[28..32].try_into().expect("4 bytes")) as usize;
-        if block != BLOCK || blocks as u64 != len.div_ceil(BLOCK) {
+        if block == 0 || block > MAX_BLOCK || blocks as u64 != len.div_ceil(block) {
             return Err(EgdbError::Damaged("block count"));
         }
         let table_end = HEADER + 4 * (blocks + 1);
@@ -297,7 +307,7 @@ impl Slice {
         }
         let total = usize::try_from(len).map_err(|_| EgdbError::Damaged("length"))?;
         let mut values = Vec::with_capacity(total);
-        let per_block = BLOCK as usize;
+        let per_block = block as usize;
         for i in 0..blocks {
             let (a, b) = (offset(i), offset(i + 1));
             if a > b || b > data.len() {

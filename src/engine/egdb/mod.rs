@@ -12,6 +12,7 @@
 
 pub mod file;
 pub mod index;
+pub mod packed;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use crate::core::position::Position;
 use crate::core::variant::{Color, Variant, VariantKind};
 pub use file::{EgdbError, Entry, Slice};
 pub use index::Indexer;
+pub use packed::{BlockCache, PackedSlice};
 
 /// Win, draw or loss for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -196,14 +198,21 @@ pub fn slice_file(dir: &Path, kind: VariantKind, sig: Signature) -> PathBuf {
 /// Slots of the slice cache: one per signature of up to 9 pieces (four decimal digits).
 const SLOTS: usize = 10_000;
 
-/// A directory of slices for one variant, read on demand and kept in memory. The cache has one
-/// slot per signature, filled once, so a probe takes no lock once its slice is loaded.
+/// Blocks the probing cache holds: 8,192 blocks, 32 MB at 4,096 positions a block.
+const CACHE_BLOCKS: usize = 8192;
+
+/// A directory of slices for one variant, read on demand. Probes read a slice block by block
+/// through a cache ([`PackedSlice`], [`BlockCache`]), so the first probe of a slice costs a
+/// block, not the whole slice; the builder and `verify` load whole slices ([`Egdb::slice`]),
+/// which probes then use too. Each kind of slot is filled once per signature.
 #[derive(Debug)]
 pub struct Egdb {
     dir: PathBuf,
     kind: VariantKind,
     pieces: u32,
     slices: Box<[OnceLock<Arc<Slice>>]>,
+    packed: Box<[OnceLock<Arc<PackedSlice>>]>,
+    cache: BlockCache,
 }
 
 /// The cache slot of a signature.
@@ -227,6 +236,8 @@ impl Egdb {
             kind,
             pieces: pieces.map_or(found, |p| p.min(9)),
             slices: (0..SLOTS).map(|_| OnceLock::new()).collect(),
+            packed: (0..SLOTS).map(|_| OnceLock::new()).collect(),
+            cache: BlockCache::new(CACHE_BLOCKS),
         }
     }
 
@@ -266,6 +277,40 @@ impl Egdb {
         Ok(cell.get_or_init(|| Arc::new(slice)).clone())
     }
 
+    /// The slice of `sig` opened for probing block by block, opened on first use (a file that
+    /// does not open is looked at again next time).
+    fn packed(&self, sig: Signature) -> Result<Arc<PackedSlice>, ProbeError> {
+        let cell = &self.packed[slot(sig)];
+        if let Some(s) = cell.get() {
+            return Ok(s.clone());
+        }
+        let path = slice_file(&self.dir, self.kind, sig);
+        if !path.exists() {
+            return Err(ProbeError::Missing(sig));
+        }
+        let file = |source| ProbeError::File {
+            path: path.display().to_string(),
+            source,
+        };
+        let slice = PackedSlice::open(&path, self.kind.game_type() as u16, sig, slot(sig) as u32)
+            .map_err(file)?;
+        Ok(cell.get_or_init(|| Arc::new(slice)).clone())
+    }
+
+    /// The stored byte of index `i` of slice `sig`: from the whole slice when it is loaded,
+    /// else from its block.
+    fn byte(&self, sig: Signature, i: u64) -> Result<u8, ProbeError> {
+        if let Some(s) = self.slices[slot(sig)].get() {
+            return Ok(s.byte(i));
+        }
+        self.packed(sig)?
+            .byte(i, &self.cache)
+            .map_err(|source| ProbeError::File {
+                path: slice_file(&self.dir, self.kind, sig).display().to_string(),
+                source,
+            })
+    }
+
     /// The value of `pos` for its side to move under the rules without move-counting draws.
     pub fn probe<V: Variant>(&self, pos: &Position<V>) -> Result<Wdl, ProbeError> {
         self.probe_entry(pos).map(|e| e.wdl)
@@ -294,10 +339,8 @@ impl Egdb {
         }
         let white = white_to_move(pos);
         let sig = Signature::of(&white);
-        let slice = self.slice(sig)?;
-        Ok(slice
-            .entry(Indexer::<V>::new(sig).index(&white))
-            .unwrap_or(ended(Wdl::Draw)))
+        let b = self.byte(sig, Indexer::<V>::new(sig).index(&white))?;
+        Ok(Entry::of_byte(b).unwrap_or(ended(Wdl::Draw)))
     }
 }
 
