@@ -259,11 +259,11 @@ impl EgdbArgs {
     fn apply(&self, base: Options, kind: VariantKind) -> Result<Options, String> {
         let egdb = match &self.egdb_dir {
             Some(d) if !d.is_dir() => return Err(format!("{}: no such directory", d.display())),
-            Some(d) => Some(std::sync::Arc::new(damast::engine::egdb::Egdb::open(
-                d,
-                kind,
-                self.egdb_pieces,
-            ))),
+            Some(d) => {
+                let db = damast::engine::egdb::Egdb::open(d, kind, self.egdb_pieces);
+                db.check().map_err(|e| e.to_string())?;
+                Some(std::sync::Arc::new(db))
+            }
             None => None,
         };
         Ok(Options { egdb, ..base })
@@ -313,8 +313,8 @@ enum EgdbCommand {
         #[arg(long)]
         only: Option<damast::engine::egdb::Signature>,
     },
-    /// Rewrite every slice in this build's block size (directories built with larger blocks
-    /// probe slower); the values are unchanged.
+    /// Rewrite every slice in this build's format (version 3: blocks of 4,096 positions, a
+    /// checksum each); the values are unchanged. Version 2 directories need it to be probed.
     Repack {
         #[arg(long, default_value = "international", help = variant_help())]
         variant: VariantKind,

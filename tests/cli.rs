@@ -610,7 +610,10 @@ fn egdb_build_probe_verify_and_damaged_slices() {
     let slice = dir.join("english-0201.egdb");
     let mut bytes = std::fs::read(&slice).unwrap();
     let n = bytes.len();
-    bytes[n / 2] ^= 0x40;
+    // every block damaged (a probe reads only its own block)
+    for i in (80..n - 8).step_by(50) {
+        bytes[i] ^= 0x40;
+    }
     std::fs::write(&slice, &bytes).unwrap();
     let empty = dir.join("empty");
     std::fs::create_dir_all(&empty).unwrap();

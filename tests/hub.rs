@@ -1408,6 +1408,19 @@ fn endgame_database_parameters() {
         dir.display()
     ));
     assert!(h.sync().is_empty());
+    // a directory with a damaged slice is refused, and the database in use stays
+    let bad = dir.join("bad");
+    std::fs::create_dir_all(&bad).unwrap();
+    std::fs::write(bad.join("english-0101.egdb"), b"DMSTEGDB\x03\x00").unwrap();
+    h.send(&format!(
+        "set-param name=egdb-path value=\"{}\"",
+        bad.display()
+    ));
+    let got = h.sync();
+    assert!(
+        got.len() == 1 && got[0].contains("egdb-path") && got[0].contains("damaged"),
+        "{got:?}"
+    );
     h.send("hub");
     let (lines, _) = h.until("wait", SHORT);
     assert!(
@@ -1415,6 +1428,14 @@ fn endgame_database_parameters() {
             .iter()
             .any(|l| l.starts_with("param name=egdb-pieces value=3 ")),
         "{lines:?}"
+    );
+    let path_line = lines
+        .iter()
+        .find(|l| l.starts_with("param name=egdb-path "))
+        .unwrap();
+    assert!(
+        path_line.contains(&dir.display().to_string()) && !path_line.contains("bad"),
+        "{path_line}"
     );
     h.send("init");
     h.until("ready", SHORT);

@@ -566,6 +566,9 @@ impl Settings {
                 } else if !std::path::Path::new(value).is_dir() {
                     return Err(format!("bad value for egdb-path: no directory {value}"));
                 } else {
+                    let db = Egdb::open(std::path::Path::new(value), self.variant, None);
+                    db.check()
+                        .map_err(|e| format!("bad value for egdb-path: {e}"))?;
                     self.egdb_path = Some(value.to_string());
                 }
                 self.open_egdb();

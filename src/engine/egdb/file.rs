@@ -12,17 +12,20 @@
 //! | bytes | field |
 //! |---|---|
 //! | 8 | magic `DMSTEGDB` |
-//! | 2 | format version (2) |
+//! | 2 | format version (3) |
 //! | 2 | PDN GameType of the variant |
 //! | 4 | signature: men and kings of the side to move, men and kings of the opponent |
 //! | 8 | number of positions `n` (indices, see [`Indexer`](super::Indexer)) |
 //! | 4 | positions per block (4,096; at most 2^20) |
 //! | 4 | number of blocks `k` |
-//! | 4(k+1) | offset of each block from the end of this table, and the end of the last |
+//! | 4(k+1) | offset of each block from the start of the blocks, and the end of the last |
+//! | 4k | FNV-1a checksum of each compressed block, so that a probe checks the block it reads |
 //! | ... | the compressed blocks |
 //! | 4 | FNV-1a checksum of every byte before it |
 //!
-//! Version 1 (two bits a position, no distances) is no longer read: rebuild such a directory.
+//! Version 2 (the same without the block checksums) is read whole, for `damast egdb repack`,
+//! which rewrites it as version 3; probes need version 3. Version 1 (two bits a position, no
+//! distances) is no longer read: rebuild such a directory.
 
 use super::{Signature, Wdl};
 use crate::engine::filefmt::fnv1a;
@@ -30,7 +33,9 @@ use crate::engine::filefmt::fnv1a;
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"DMSTEGDB";
 /// The format version.
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
+/// The format version without block checksums, still read whole.
+pub const VERSION_2: u16 = 2;
 /// Positions per compressed block.
 pub const BLOCK: u64 = 4_096;
 /// Most positions per block a reader accepts (files may use another block size than
@@ -119,7 +124,7 @@ pub enum EgdbError {
     BadMagic,
     /// A version this build does not read.
     #[error(
-        "endgame slice format version {0} is not supported (this build reads version {VERSION}; rebuild the database with `damast egdb build`)"
+        "endgame slice format version {0} is not supported (this build probes version {VERSION}: convert version 2 with `damast egdb repack`, rebuild older ones with `damast egdb build`)"
     )]
     Version(u16),
     /// Another variant or signature than the file name says.
@@ -252,6 +257,9 @@ impl Slice {
             out.extend_from_slice(&offset.to_le_bytes());
         }
         for c in &compressed {
+            out.extend_from_slice(&fnv1a(c).to_le_bytes());
+        }
+        for c in &compressed {
             out.extend_from_slice(c);
         }
         let sum = fnv1a(&out);
@@ -268,7 +276,7 @@ impl Slice {
             return Err(EgdbError::Damaged("short header"));
         }
         let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != VERSION {
+        if version != VERSION && version != VERSION_2 {
             return Err(EgdbError::Version(version));
         }
         let (body, sum) = bytes.split_at(bytes.len() - 4);
@@ -290,7 +298,8 @@ impl Slice {
         if block == 0 || block > MAX_BLOCK || blocks as u64 != len.div_ceil(block) {
             return Err(EgdbError::Damaged("block count"));
         }
-        let table_end = HEADER + 4 * (blocks + 1);
+        let sums = if version == VERSION { blocks } else { 0 };
+        let table_end = HEADER + 4 * (blocks + 1 + sums);
         if body.len() < table_end {
             return Err(EgdbError::Damaged("short block index"));
         }
@@ -423,6 +432,15 @@ mod tests {
         old[8] = 1;
         assert_eq!(Slice::from_bytes(&old, 20, sig), Err(EgdbError::Version(1)));
         assert!(EgdbError::Version(1).to_string().contains("rebuild"));
+        // a version-2 file (no block checksums) is still read whole
+        let blocks = s.len().div_ceil(BLOCK) as usize;
+        let table = HEADER + 4 * (blocks + 1);
+        let mut v2 = bytes[..table].to_vec();
+        v2[8] = 2;
+        v2.extend_from_slice(&bytes[table + 4 * blocks..bytes.len() - 4]);
+        let sum = fnv1a(&v2);
+        v2.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(Slice::from_bytes(&v2, 20, sig), Ok(s.clone()));
         assert_eq!(s.counts().iter().sum::<u64>(), 200_000);
     }
 }

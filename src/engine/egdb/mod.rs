@@ -297,6 +297,19 @@ impl Egdb {
         Ok(cell.get_or_init(|| Arc::new(slice)).clone())
     }
 
+    /// Opens every slice there is for probing (header and block index, not the blocks): the
+    /// number of slices, or the first that does not open (damaged, or a format to repack).
+    pub fn check(&self) -> Result<usize, ProbeError> {
+        let mut n = 0;
+        for sig in Signature::up_to(self.pieces) {
+            if slice_file(&self.dir, self.kind, sig).exists() {
+                self.packed(sig)?;
+                n += 1;
+            }
+        }
+        Ok(n)
+    }
+
     /// The stored byte of index `i` of slice `sig`: from the whole slice when it is loaded,
     /// else from its block.
     fn byte(&self, sig: Signature, i: u64) -> Result<u8, ProbeError> {

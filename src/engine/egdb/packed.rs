@@ -4,9 +4,9 @@
 //! tenth of a second or more, far more than a move at a fast time control has. A
 //! [`PackedSlice`] reads only the file's header and block index when it opens; a probe reads
 //! and decompresses the one block that holds its position, and a [`BlockCache`] shared by
-//! every slice of a database keeps the blocks used last. The file's checksum covers the whole
-//! file, so it is not checked here: the header, the index and every block's decompression are,
-//! and `damast egdb verify` checks the rest.
+//! every slice of a database keeps the blocks used last. The header and the block index are
+//! checked when the slice opens, and each block against its own checksum when it is read (the
+//! whole file's checksum is for whole loads), so a damaged file is an error, not wrong values.
 
 use std::fs::File;
 use std::path::Path;
@@ -14,6 +14,7 @@ use std::sync::Mutex;
 
 use super::file::{EgdbError, MAGIC, MAX_BLOCK, VERSION};
 use super::Signature;
+use crate::engine::filefmt::fnv1a;
 
 const HEADER: usize = 32;
 
@@ -27,6 +28,8 @@ pub struct PackedSlice {
     block: u64,
     /// Where each block starts in the file, and where the last one ends.
     starts: Box<[u64]>,
+    /// The checksum of each compressed block.
+    sums: Box<[u32]>,
     /// A number of its own, so that the cache tells slices apart.
     id: u32,
 }
@@ -103,14 +106,17 @@ impl PackedSlice {
         if block == 0 || block > MAX_BLOCK || blocks as u64 != len.div_ceil(block) {
             return Err(EgdbError::Damaged("block count"));
         }
-        let table_end = (HEADER + 4 * (blocks + 1)) as u64;
+        let table_end = (HEADER + 4 * (2 * blocks + 1)) as u64;
         if size < table_end + 4 {
             return Err(EgdbError::Damaged("short block index"));
         }
-        let mut table = vec![0u8; 4 * (blocks + 1)];
+        let mut table = vec![0u8; 4 * (2 * blocks + 1)];
         read_at(&file, &mut table, HEADER as u64).map_err(|e| io(path, e))?;
         let starts: Box<[u64]> = (0..=blocks)
             .map(|i| table_end + u32_at(&table, 4 * i) as u64)
+            .collect();
+        let sums: Box<[u32]> = (0..blocks)
+            .map(|i| u32_at(&table, 4 * (blocks + 1 + i)))
             .collect();
         if starts.windows(2).any(|w| w[0] > w[1]) {
             return Err(EgdbError::Damaged("block index out of order"));
@@ -123,6 +129,7 @@ impl PackedSlice {
             len,
             block,
             starts,
+            sums,
             id,
         })
     }
@@ -157,6 +164,9 @@ impl PackedSlice {
                 path: format!("block {b} of an endgame slice"),
                 reason: e.to_string(),
             })?;
+            if fnv1a(raw) != self.sums[b as usize] {
+                return Err(EgdbError::Damaged("a block's checksum does not match"));
+            }
             values.resize(want, 0);
             match lz4_flex::block::decompress_into(raw, values) {
                 Ok(n) if n == want => line.key = key,
@@ -244,15 +254,18 @@ mod tests {
         let cut = dir.join("cut.egdb");
         std::fs::write(&cut, &bytes[..bytes.len() - 10]).unwrap();
         assert!(PackedSlice::open(&cut, 20, sig, 10).is_err());
-        let at = HEADER + 4 * 5 + 3;
+        let at = HEADER + 4 * (5 + 4) + 3;
         bytes[at] ^= 0xff;
         bytes[at + 1] ^= 0xff;
         std::fs::write(&cut, &bytes).unwrap();
-        if let Ok(d) = PackedSlice::open(&cut, 20, sig, 11) {
-            let fresh = BlockCache::new(4);
-            // the first block's data is changed: a value differs or the block does not decompress
-            assert!((0..BLOCK).any(|i| d.byte(i, &fresh) != Ok(values[i as usize])));
-        }
+        let d = PackedSlice::open(&cut, 20, sig, 11).unwrap();
+        let fresh = BlockCache::new(4);
+        // the first block's data is changed: its probes are errors, the other blocks read
+        assert_eq!(
+            d.byte(3, &fresh),
+            Err(EgdbError::Damaged("a block's checksum does not match"))
+        );
+        assert_eq!(d.byte(BLOCK + 3, &fresh), Ok(values[BLOCK as usize + 3]));
         std::fs::remove_dir_all(&dir).ok();
     }
 }
