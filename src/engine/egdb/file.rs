@@ -41,7 +41,8 @@ pub const BLOCK: u64 = 4_096;
 /// Most positions per block a reader accepts (files may use another block size than
 /// [`BLOCK`]: the header says which).
 pub const MAX_BLOCK: u64 = 1 << 20;
-const HEADER: usize = 32;
+/// Bytes of the fixed fields at the start of a file.
+pub(super) const HEADER: usize = 32;
 
 /// The code of a drawn position.
 pub const DRAW: u8 = 0;
@@ -151,6 +152,74 @@ pub enum EgdbError {
         /// The system's reason.
         reason: String,
     },
+}
+
+/// The fixed fields at the start of a slice file.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Header {
+    /// The format version ([`VERSION`] or [`VERSION_2`]).
+    pub version: u16,
+    game_type: u16,
+    sig: Signature,
+    /// Number of indices.
+    pub len: u64,
+    /// Positions per block.
+    pub block: u64,
+    /// Number of blocks.
+    pub blocks: usize,
+}
+
+impl Header {
+    /// Reads the header from `head`, the file's first bytes (up to [`HEADER`]), of a file of
+    /// `size` bytes: its magic, its length and a version this build reads.
+    pub fn parse(head: &[u8], size: u64) -> Result<Header, EgdbError> {
+        if head.len() < 8 || &head[..8] != MAGIC {
+            return Err(EgdbError::BadMagic);
+        }
+        if size < (HEADER + 8) as u64 || head.len() < HEADER {
+            return Err(EgdbError::Damaged("short header"));
+        }
+        let version = u16::from_le_bytes([head[8], head[9]]);
+        if version != VERSION && version != VERSION_2 {
+            return Err(EgdbError::Version(version));
+        }
+        let u32_at = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("4 bytes"));
+        Ok(Header {
+            version,
+            game_type: u16::from_le_bytes([head[10], head[11]]),
+            sig: Signature::new(head[12], head[13], head[14], head[15]),
+            len: u64::from_le_bytes(head[16..24].try_into().expect("8 bytes")),
+            block: u32_at(24) as u64,
+            blocks: u32_at(28) as usize,
+        })
+    }
+
+    /// Checks that the file is of `game_type` and `sig`, and that its block counts agree.
+    pub fn check(&self, game_type: u16, sig: Signature) -> Result<(), EgdbError> {
+        if self.game_type != game_type || self.sig != sig {
+            return Err(EgdbError::Mismatch {
+                game_type: self.game_type,
+                found: self.sig,
+                expected: sig,
+            });
+        }
+        let (block, blocks) = (self.block, self.blocks);
+        if block == 0 || block > MAX_BLOCK || blocks as u64 != self.len.div_ceil(block) {
+            return Err(EgdbError::Damaged("block count"));
+        }
+        Ok(())
+    }
+
+    /// Whether the file has a checksum per block (version 3).
+    pub fn block_sums(&self) -> bool {
+        self.version == VERSION
+    }
+
+    /// Where the blocks start: after the header, the block offsets and the block checksums.
+    pub fn table_end(&self) -> usize {
+        let sums = if self.block_sums() { self.blocks } else { 0 };
+        HEADER + 4 * (self.blocks + 1 + sums)
+    }
 }
 
 /// The values of one slice, a byte a position.
@@ -269,37 +338,16 @@ impl Slice {
 
     /// Reads a slice file's bytes, which must be of `game_type` and `sig`.
     pub fn from_bytes(bytes: &[u8], game_type: u16, sig: Signature) -> Result<Slice, EgdbError> {
-        if bytes.len() < 8 || &bytes[..8] != MAGIC {
-            return Err(EgdbError::BadMagic);
-        }
-        if bytes.len() < HEADER + 8 {
-            return Err(EgdbError::Damaged("short header"));
-        }
-        let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != VERSION && version != VERSION_2 {
-            return Err(EgdbError::Version(version));
-        }
+        let head = Header::parse(&bytes[..bytes.len().min(HEADER)], bytes.len() as u64)?;
         let (body, sum) = bytes.split_at(bytes.len() - 4);
         if fnv1a(body) != u32::from_le_bytes(sum.try_into().expect("4 bytes")) {
             return Err(EgdbError::Checksum);
         }
-        let found_type = u16::from_le_bytes([bytes[10], bytes[11]]);
-        let found = Signature::new(bytes[12], bytes[13], bytes[14], bytes[15]);
-        if found_type != game_type || found != sig {
-            return Err(EgdbError::Mismatch {
-                game_type: found_type,
-                found,
-                expected: sig,
-            });
-        }
-        let len = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes"));
-        let block = u32::from_le_bytes(bytes[24..28].try_into().expect("4 bytes")) as u64;
-        let blocks = u32::from_le_bytes(bytes[28..32].try_into().expect("4 bytes")) as usize;
-        if block == 0 || block > MAX_BLOCK || blocks as u64 != len.div_ceil(block) {
-            return Err(EgdbError::Damaged("block count"));
-        }
-        let sums = if version == VERSION { blocks } else { 0 };
-        let table_end = HEADER + 4 * (blocks + 1 + sums);
+        head.check(game_type, sig)?;
+        let Header {
+            len, block, blocks, ..
+        } = head;
+        let table_end = head.table_end();
         if body.len() < table_end {
             return Err(EgdbError::Damaged("short block index"));
         }

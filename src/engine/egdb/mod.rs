@@ -259,28 +259,28 @@ impl Egdb {
     /// The slice of `sig`, read on first use. Only a slice that loads is kept: a missing or
     /// damaged file is looked at again next time (the builder writes slices as it goes).
     pub fn slice(&self, sig: Signature) -> Result<Arc<Slice>, ProbeError> {
-        let cell = &self.slices[slot(sig)];
-        if let Some(s) = cell.get() {
-            return Ok(s.clone());
-        }
-        let path = slice_file(&self.dir, self.kind, sig);
-        if !path.exists() {
-            return Err(ProbeError::Missing(sig));
-        }
-        let slice = Slice::load(&path, self.kind.game_type() as u16, sig).map_err(|source| {
-            ProbeError::File {
-                path: path.display().to_string(),
-                source,
-            }
-        })?;
-        // two threads may load it at once: the first one stored wins, both are the same
-        Ok(cell.get_or_init(|| Arc::new(slice)).clone())
+        self.cached(&self.slices, sig, |path, game_type| {
+            Slice::load(path, game_type, sig)
+        })
     }
 
     /// The slice of `sig` opened for probing block by block, opened on first use (a file that
     /// does not open is looked at again next time).
     fn packed(&self, sig: Signature) -> Result<Arc<PackedSlice>, ProbeError> {
-        let cell = &self.packed[slot(sig)];
+        self.cached(&self.packed, sig, |path, game_type| {
+            PackedSlice::open(path, game_type, sig, slot(sig) as u32)
+        })
+    }
+
+    /// What `cells` holds for `sig`, or else what `load` makes of its file (given the path and
+    /// the GameType), stored there when it loads.
+    fn cached<T>(
+        &self,
+        cells: &[OnceLock<Arc<T>>],
+        sig: Signature,
+        load: impl FnOnce(&Path, u16) -> Result<T, EgdbError>,
+    ) -> Result<Arc<T>, ProbeError> {
+        let cell = &cells[slot(sig)];
         if let Some(s) = cell.get() {
             return Ok(s.clone());
         }
@@ -288,13 +288,13 @@ impl Egdb {
         if !path.exists() {
             return Err(ProbeError::Missing(sig));
         }
-        let file = |source| ProbeError::File {
-            path: path.display().to_string(),
-            source,
-        };
-        let slice = PackedSlice::open(&path, self.kind.game_type() as u16, sig, slot(sig) as u32)
-            .map_err(file)?;
-        Ok(cell.get_or_init(|| Arc::new(slice)).clone())
+        let loaded =
+            load(&path, self.kind.game_type() as u16).map_err(|source| ProbeError::File {
+                path: path.display().to_string(),
+                source,
+            })?;
+        // two threads may load it at once: the first one stored wins, both are the same
+        Ok(cell.get_or_init(|| Arc::new(loaded)).clone())
     }
 
     /// Opens every slice there is for probing (header and block index, not the blocks): the

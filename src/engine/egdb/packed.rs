@@ -12,11 +12,9 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::file::{EgdbError, MAGIC, MAX_BLOCK, VERSION};
+use super::file::{EgdbError, Header, HEADER};
 use super::Signature;
 use crate::engine::filefmt::fnv1a;
-
-const HEADER: usize = 32;
 
 /// A slice whose blocks stay on disk until a probe needs them.
 #[derive(Debug)]
@@ -75,43 +73,23 @@ impl PackedSlice {
         let file = File::open(path).map_err(|e| io(path, e))?;
         let size = file.metadata().map_err(|e| io(path, e))?.len();
         let mut head = [0u8; HEADER];
-        if size < 8 {
-            return Err(EgdbError::BadMagic);
+        let n = size.min(HEADER as u64) as usize;
+        read_at(&file, &mut head[..n], 0).map_err(|e| io(path, e))?;
+        let head = Header::parse(&head[..n], size)?;
+        if !head.block_sums() {
+            return Err(EgdbError::Version(head.version));
         }
-        read_at(&file, &mut head[..8], 0).map_err(|e| io(path, e))?;
-        if &head[..8] != MAGIC {
-            return Err(EgdbError::BadMagic);
-        }
-        if size < (HEADER + 8) as u64 {
-            return Err(EgdbError::Damaged("short header"));
-        }
-        read_at(&file, &mut head, 0).map_err(|e| io(path, e))?;
-        let u32_at = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4"));
-        let version = u16::from_le_bytes([head[8], head[9]]);
-        if version != VERSION {
-            return Err(EgdbError::Version(version));
-        }
-        let found_type = u16::from_le_bytes([head[10], head[11]]);
-        let found = Signature::new(head[12], head[13], head[14], head[15]);
-        if found_type != game_type || found != sig {
-            return Err(EgdbError::Mismatch {
-                game_type: found_type,
-                found,
-                expected: sig,
-            });
-        }
-        let len = u64::from_le_bytes(head[16..24].try_into().expect("8 bytes"));
-        let block = u32_at(&head, 24) as u64;
-        let blocks = u32_at(&head, 28) as usize;
-        if block == 0 || block > MAX_BLOCK || blocks as u64 != len.div_ceil(block) {
-            return Err(EgdbError::Damaged("block count"));
-        }
-        let table_end = (HEADER + 4 * (2 * blocks + 1)) as u64;
+        head.check(game_type, sig)?;
+        let Header {
+            len, block, blocks, ..
+        } = head;
+        let table_end = head.table_end() as u64;
         if size < table_end + 4 {
             return Err(EgdbError::Damaged("short block index"));
         }
-        let mut table = vec![0u8; 4 * (2 * blocks + 1)];
+        let mut table = vec![0u8; table_end as usize - HEADER];
         read_at(&file, &mut table, HEADER as u64).map_err(|e| io(path, e))?;
+        let u32_at = |b: &[u8], i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4"));
         let starts: Box<[u64]> = (0..=blocks)
             .map(|i| table_end + u32_at(&table, 4 * i) as u64)
             .collect();
