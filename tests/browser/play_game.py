@@ -83,15 +83,17 @@ def click_square(page, n):
     page.click(f'#board [data-square="{n}"]')
 
 
-def drag_square(page, a, b):
-    """Drags the piece on square a to square b with the mouse."""
-    box_a = page.locator(f'#board [data-square="{a}"]').bounding_box()
-    box_b = page.locator(f'#board [data-square="{b}"]').bounding_box()
-    page.mouse.move(box_a["x"] + box_a["width"] / 2, box_a["y"] + box_a["height"] / 2)
-    page.mouse.down()
-    page.mouse.move(box_b["x"] + box_b["width"] / 3, box_b["y"] + box_b["height"] / 3, steps=4)
-    page.mouse.move(box_b["x"] + box_b["width"] / 2, box_b["y"] + box_b["height"] / 2, steps=4)
-    page.mouse.up()
+def square_box(page, n):
+    """The box of square n on the screen, once the square is shown (the board may be re-drawn
+    between finding a square and measuring it, when the box is briefly unknown)."""
+    square = page.locator(f'#board [data-square="{n}"]')
+    for _ in range(50):
+        square.wait_for(state="visible", timeout=5000)
+        box = square.bounding_box()
+        if box is not None:
+            return box
+        time.sleep(0.02)
+    raise TestFailure(f"square {n} is never shown on the board")
 
 
 def play_human_move(page, rng, use_drag):
@@ -111,7 +113,7 @@ def play_human_move(page, rng, use_drag):
 
     if use_drag:
         # lift the piece with the mouse: its targets show while it is held
-        box = page.locator(f'#board [data-square="{start}"]').bounding_box()
+        box = square_box(page, start)
         page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         page.mouse.down()
         page.mouse.move(box["x"] + box["width"] / 2 + 12, box["y"] + box["height"] / 2 + 12, steps=3)
@@ -121,7 +123,7 @@ def play_human_move(page, rng, use_drag):
             timeout=5000,
         )
         target = rng.choice(sorted(set(squares(page, ".sq.target"))))
-        box_b = page.locator(f'#board [data-square="{target}"]').bounding_box()
+        box_b = square_box(page, target)
         page.mouse.move(box_b["x"] + box_b["width"] / 2, box_b["y"] + box_b["height"] / 2, steps=6)
         page.mouse.up()
         path.append(target)
