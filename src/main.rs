@@ -463,6 +463,58 @@ enum TuneCommand {
         #[arg(long, default_value_t = 20)]
         passes: usize,
     },
+    /// Tune an engine's numeric Hub parameters (the search settings) by SPSA over game pairs;
+    /// resumes from its state file.
+    Spsa(Box<SpsaArgs>),
+}
+
+/// The options of `damast tune spsa`.
+#[derive(clap::Args)]
+struct SpsaArgs {
+    /// The engine tuned, as `damast match --engine` takes it but without a name:
+    /// cmd="PATH ARGS" [dir=DIR] [option.PARAM=VALUE ...] (fixed options, e.g. option.book=false).
+    #[arg(long, num_args = 1.., required = true, value_name = "KEY=VALUE")]
+    engine: Vec<String>,
+    /// A parameter to tune: NAME=START,MIN,MAX,C_END[,R_END], with NAME the engine's Hub
+    /// parameter, C_END the perturbation and R_END the learning rate (default 0.002) at the last
+    /// iteration. Give it once per parameter.
+    #[arg(long = "param", required = true, value_name = "SPEC")]
+    params: Vec<String>,
+    /// Iterations: game pairs (one opening, both colours) of the whole run.
+    #[arg(long, default_value_t = 2000)]
+    iterations: usize,
+    /// Time control: SECONDS[+INC] or MOVES/SECONDS[+INC].
+    #[arg(long)]
+    tc: Option<String>,
+    /// Fixed nodes per move (instead of, or with, a time control).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Seconds a move may exceed its time before it loses on time.
+    #[arg(long, default_value_t = 0.1)]
+    timemargin: f64,
+    /// Openings: a file of FEN lines or PDN games (default: the suite in book/openings/).
+    #[arg(long)]
+    openings: Option<std::path::PathBuf>,
+    #[arg(long, default_value = "international", help = variant_help())]
+    variant: VariantKind,
+    /// Draw adjudication, as for `damast match`: movenumber=N movecount=N score=S.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    draw: Option<Vec<String>>,
+    /// Resign adjudication, as for `damast match`: movecount=N score=S.
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    resign: Option<Vec<String>>,
+    /// Game pairs played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Seed of the perturbations and the opening order (a resumed run keeps its own).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The state file: read to resume, written after every pair.
+    #[arg(long)]
+    state: std::path::PathBuf,
+    /// Print the values every this many pairs (0: only at the end).
+    #[arg(long, default_value_t = 50)]
+    report: usize,
 }
 
 /// The options of `damast dxp`.
@@ -1133,6 +1185,49 @@ fn run_tune_fit<V: Variant>(
     Ok(())
 }
 
+fn run_spsa(args: SpsaArgs) -> Result<(), String> {
+    use damast::tools::r#match::config::MatchOptions;
+    use damast::tools::spsa;
+    let params = args
+        .params
+        .iter()
+        .map(|p| p.parse::<spsa::SpsaParam>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let options = MatchOptions {
+        tc: args.tc,
+        movetime: None,
+        depth: None,
+        nodes: args.nodes,
+        timemargin: args.timemargin,
+        openings: args.openings,
+        games: None,
+        shuffle: None,
+        variant: args.variant,
+        draw: args.draw,
+        resign: args.resign,
+        move_limit: None,
+        concurrency: args.concurrency,
+        sprt: None,
+        pdn: None,
+        event: "damast tune spsa".into(),
+        start_timeout: 30.0,
+        move_timeout: 60.0,
+    };
+    let config = spsa::SpsaConfig::new(
+        &args.engine,
+        options,
+        params,
+        args.iterations,
+        args.seed,
+        args.state,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut out = std::io::stdout().lock();
+    spsa::run(&config, args.report, &mut out).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 fn run_match(args: damast::tools::r#match::MatchArgs) -> Result<(), String> {
     let config = args.into_config().map_err(|e| e.to_string())?;
     let mut out = std::io::stdout().lock();
@@ -1242,6 +1337,7 @@ fn main() -> ExitCode {
             weights,
             passes,
         }) => with_variant!(variant, V => run_tune_fit::<V>(&data, &weights, passes)),
+        Command::Tune(TuneCommand::Spsa(args)) => run_spsa(*args),
         Command::Selfplay {
             variant,
             games,

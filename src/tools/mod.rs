@@ -1,5 +1,5 @@
 //! Tools built on the engine: analysis, bench, perft, the match runner, self-play,
-//! training, weight tuning and the opening book builder.
+//! training, weight tuning, search-parameter tuning (SPSA) and the opening book builder.
 
 pub mod analyze;
 pub mod bench;
@@ -9,5 +9,6 @@ pub mod gamefile;
 pub mod r#match;
 pub mod perft;
 pub mod selfplay;
+pub mod spsa;
 pub mod train;
 pub mod tune;

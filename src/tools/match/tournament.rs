@@ -125,8 +125,27 @@ fn init_params(
     Ok(params)
 }
 
-/// Starts engine `i` and initialises it.
-fn start(
+/// Starts engine `i` of `config` once, to check that it runs, and returns the `set-param` list
+/// it is to be initialised with (see [`init_params`]). Warnings go to `warn`.
+pub fn checked_params(
+    config: &MatchConfig,
+    i: usize,
+    warn: &mut dyn FnMut(String),
+) -> Result<Vec<(String, String)>, MatchError> {
+    let spec = &config.engines[i];
+    let fail = |error| MatchError::EngineStart {
+        name: spec.name.clone(),
+        error,
+    };
+    let mut e = EngineProcess::launch(spec, config.start_timeout).map_err(fail)?;
+    let p = init_params(config, i, &e, warn)?;
+    e.init(&p, config.start_timeout).map_err(fail)?;
+    e.quit();
+    Ok(p)
+}
+
+/// Starts engine `i` of `config` and initialises it with `params`.
+pub fn start(
     config: &MatchConfig,
     i: usize,
     params: &[(String, String)],
@@ -237,23 +256,9 @@ fn run_variant<V: Variant>(
         openings::shuffle(&mut openings, seed);
     }
     // every engine must start once before the match begins
-    let mut params = Vec::new();
-    for (i, spec) in config.engines.iter().enumerate() {
-        let mut e = EngineProcess::launch(spec, config.start_timeout).map_err(|error| {
-            MatchError::EngineStart {
-                name: spec.name.clone(),
-                error,
-            }
-        })?;
-        let p = init_params(config, i, &e, &mut |w| eprintln!("damast: warning: {w}"))?;
-        e.init(&p, config.start_timeout)
-            .map_err(|error| MatchError::EngineStart {
-                name: spec.name.clone(),
-                error,
-            })?;
-        e.quit();
-        params.push(p);
-    }
+    let params = (0..config.engines.len())
+        .map(|i| checked_params(config, i, &mut |w| eprintln!("damast: warning: {w}")))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut pdn = match &config.pdn {
         Some(path) => Some(
             OpenOptions::new()
