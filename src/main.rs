@@ -1186,7 +1186,7 @@ fn run_tune_fit<V: Variant>(
 }
 
 fn run_spsa(args: SpsaArgs) -> Result<(), String> {
-    use damast::tools::r#match::config::MatchOptions;
+    use damast::tools::r#match::config::{self, MatchOptions};
     use damast::tools::spsa;
     let params = args
         .params
@@ -1211,8 +1211,8 @@ fn run_spsa(args: SpsaArgs) -> Result<(), String> {
         sprt: None,
         pdn: None,
         event: "damast tune spsa".into(),
-        start_timeout: 30.0,
-        move_timeout: 60.0,
+        start_timeout: config::DEFAULT_START_TIMEOUT,
+        move_timeout: config::DEFAULT_MOVE_TIMEOUT,
     };
     let config = spsa::SpsaConfig::new(
         &args.engine,

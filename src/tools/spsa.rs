@@ -15,7 +15,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -26,7 +26,7 @@ use crate::core::{Color, Variant};
 use crate::engine::rng::Rng;
 use crate::with_variant;
 
-use super::r#match::config::{MatchConfig, MatchOptions, OpeningSource};
+use super::r#match::config::{MatchConfig, MatchOptions};
 use super::r#match::game_runner::{self, GameSettings};
 use super::r#match::openings::{self, Opening};
 use super::r#match::tournament::{self, MatchError};
@@ -253,6 +253,15 @@ impl State {
         }
     }
 
+    /// Applies iteration `k`'s pair to θ (see [`update`](Self::update)) and to the tally.
+    pub fn record(&mut self, params: &[SpsaParam], k: usize, pair: &PairResult) {
+        self.update(params, k, pair.result());
+        self.wins += pair.wins;
+        self.draws += pair.draws;
+        self.losses += pair.losses;
+        self.faults += pair.faults;
+    }
+
     /// Reads the state file at `path`, or `None` if there is none.
     pub fn load(path: &Path) -> Result<Option<State>, SpsaError> {
         let err = |reason: String| SpsaError::State {
@@ -402,10 +411,7 @@ fn run_variant<V: Variant>(
         None => State::new(params, config.iterations, config.seed),
     };
     let matches = &config.matches;
-    let mut openings: Vec<Opening<V>> = match &matches.openings {
-        OpeningSource::Default => openings::default_suite(),
-        OpeningSource::File(path) => openings::load(path).map_err(MatchError::from)?,
-    };
+    let mut openings: Vec<Opening<V>> = matches.openings.load().map_err(MatchError::from)?;
     openings::shuffle(&mut openings, state.seed);
     let base = tournament::checked_params(matches, 0, &mut |w| eprintln!("damast: warning: {w}"))?;
     let _ = writeln!(
@@ -426,7 +432,8 @@ fn run_variant<V: Variant>(
     );
     bar.set_position(state.done as u64);
     bar.enable_steady_tick(Duration::from_millis(250));
-    let next = Mutex::new(state.done + 1);
+    let total = state.iterations;
+    let next = AtomicUsize::new(state.done + 1);
     let shared = Mutex::new(state);
     let stop = AtomicBool::new(false);
     let (tx, rx) = crossbeam_channel::unbounded::<(usize, PairResult)>();
@@ -437,17 +444,11 @@ fn run_variant<V: Variant>(
             let (next, shared, stop, base, openings) = (&next, &shared, &stop, &base, &openings);
             scope.spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
-                    let (k, plus, minus) = {
-                        let mut n = next.lock().expect("not poisoned");
-                        let state = shared.lock().expect("not poisoned");
-                        if *n > state.iterations {
-                            return;
-                        }
-                        let k = *n;
-                        *n += 1;
-                        let (plus, minus) = state.points(params, k);
-                        (k, plus, minus)
-                    };
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k > total {
+                        return;
+                    }
+                    let (plus, minus) = shared.lock().expect("not poisoned").points(params, k);
                     let with = |values: &[i64]| {
                         let mut p = base.clone();
                         p.extend(
@@ -469,11 +470,7 @@ fn run_variant<V: Variant>(
         drop(tx);
         for (k, pair) in rx.iter() {
             let mut state = shared.lock().expect("not poisoned");
-            state.update(params, k, pair.result());
-            state.wins += pair.wins;
-            state.draws += pair.draws;
-            state.losses += pair.losses;
-            state.faults += pair.faults;
+            state.record(params, k, &pair);
             if let Err(e) = state.save(&config.state) {
                 error = Some(e);
                 stop.store(true, Ordering::Relaxed);
@@ -542,13 +539,8 @@ fn play_pair<V: Variant>(
         let winner = match &mut engines {
             [Ok(a), Ok(b)] => {
                 let settings = GameSettings {
-                    limits: [matches.limits_of(white), matches.limits_of(black)],
-                    time_margin: matches.time_margin,
-                    move_timeout: matches.move_timeout,
-                    draw: matches.draw,
-                    resign: matches.resign,
-                    move_limit: matches.move_limit,
                     ponder: [false, false],
+                    ..matches.game_settings(white, black)
                 };
                 let pair = if white == 0 { [a, b] } else { [b, a] };
                 let record = game_runner::play(opening, pair, &settings);

@@ -5,9 +5,11 @@
 use std::path::PathBuf;
 
 use crate::core::game::MoveLimit;
-use crate::core::VariantKind;
+use crate::core::{Variant, VariantKind};
 
 use super::adjudication::{DrawRule, ResignRule};
+use super::game_runner::GameSettings;
+use super::openings::{self, Opening, OpeningError};
 use super::stats::{EloModel, Sprt};
 use super::time_control::{SearchLimits, TimeControl, TimeControlError};
 
@@ -438,6 +440,21 @@ pub enum OpeningSource {
     File(PathBuf),
 }
 
+impl OpeningSource {
+    /// The openings, in the order of the suite or file.
+    pub fn load<V: Variant>(&self) -> Result<Vec<Opening<V>>, OpeningError> {
+        match self {
+            OpeningSource::Default => Ok(openings::default_suite()),
+            OpeningSource::File(path) => openings::load(path),
+        }
+    }
+}
+
+/// Seconds an engine may take to start, unless `--start-timeout` says otherwise.
+pub const DEFAULT_START_TIMEOUT: f64 = 30.0;
+/// Seconds a move may take when no clock bounds it, unless `--move-timeout` says otherwise.
+pub const DEFAULT_MOVE_TIMEOUT: f64 = 60.0;
+
 /// Everything a match needs, checked.
 #[derive(Clone, Debug)]
 pub struct MatchConfig {
@@ -479,6 +496,19 @@ impl MatchConfig {
     /// The limits that apply to engine `i`.
     pub fn limits_of(&self, i: usize) -> SearchLimits {
         self.limits.overridden_by(&self.engines[i].limits)
+    }
+
+    /// The settings of a game that engine `white` plays against engine `black`.
+    pub fn game_settings(&self, white: usize, black: usize) -> GameSettings {
+        GameSettings {
+            limits: [self.limits_of(white), self.limits_of(black)],
+            time_margin: self.time_margin,
+            move_timeout: self.move_timeout,
+            draw: self.draw,
+            resign: self.resign,
+            move_limit: self.move_limit,
+            ponder: [self.ponders(white), self.ponders(black)],
+        }
     }
 
     /// Whether engine `i` ponders: it was given `option.ponder=true` (also `1`, `on`, `yes`).
@@ -600,10 +630,10 @@ pub struct MatchOptions {
     #[arg(long, default_value = "damast match")]
     pub event: String,
     /// Seconds an engine may take to start up.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = DEFAULT_START_TIMEOUT)]
     pub start_timeout: f64,
     /// Seconds a move may take when neither a clock nor --movetime bounds it (depth or nodes).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = DEFAULT_MOVE_TIMEOUT)]
     pub move_timeout: f64,
 }
 

@@ -13,9 +13,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use crate::core::{Color, Variant, VariantKind};
 use crate::with_variant;
 
-use super::config::{MatchConfig, OpeningSource};
+use super::config::MatchConfig;
 use super::engine_process::{EngineError, EngineProcess};
-use super::game_runner::{self, Fault, GameRecord, GameSettings};
+use super::game_runner::{self, Fault, GameRecord};
 use super::openings::{self, Opening, OpeningError};
 use super::pdn_out::{self, GameTags};
 use super::results::{sprt_line, Standings};
@@ -192,15 +192,7 @@ fn worker<V: Variant>(
         let record = match failed {
             Some((side, fault)) => game_runner::forfeit_before_start(opening, side, fault),
             None => {
-                let settings = GameSettings {
-                    limits: [config.limits_of(job.white), config.limits_of(job.black)],
-                    time_margin: config.time_margin,
-                    move_timeout: config.move_timeout,
-                    draw: config.draw,
-                    resign: config.resign,
-                    move_limit: config.move_limit,
-                    ponder: [config.ponders(job.white), config.ponders(job.black)],
-                };
+                let settings = config.game_settings(job.white, job.black);
                 let (w, b) = two_mut(&mut engines, job.white, job.black);
                 game_runner::play(opening, [w, b], &settings)
             }
@@ -248,10 +240,7 @@ fn run_variant<V: Variant>(
     out: &mut dyn Write,
 ) -> Result<Summary, MatchError> {
     let began = Instant::now();
-    let mut openings: Vec<Opening<V>> = match &config.openings {
-        OpeningSource::Default => openings::default_suite(),
-        OpeningSource::File(path) => openings::load(path)?,
-    };
+    let mut openings: Vec<Opening<V>> = config.openings.load()?;
     if let Some(seed) = config.shuffle {
         openings::shuffle(&mut openings, seed);
     }
