@@ -136,3 +136,36 @@ fn refuses_bad_parameters_and_state_files_with_a_reason() {
     assert!(stderr.contains("not a tuning state"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "not json at all");
 }
+
+/// An engine that loses by a fault while its process lives on is not trusted for the pair's
+/// second game: the tuner starts a new process for it, as the match runner does.
+#[test]
+fn an_engine_that_faulted_is_restarted_for_the_second_game() {
+    let path = temp("faults.json");
+    let log = temp("starts.log");
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/broken_engine.py");
+    let out = Command::new(DAMAST)
+        .args(["tune", "spsa", "--engine"])
+        .arg(format!("cmd=python3 '{}' illegal", script.display()))
+        .args(["--param", "weight=5,0,10,1"])
+        .args(["--iterations", "1", "--nodes", "100", "--concurrency", "1"])
+        .arg("--state")
+        .arg(&path)
+        .env("BROKEN_ENGINE_LOG", &log)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run damast tune spsa");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = state(&path);
+    // White answers an illegal move in both games: one loss for each side of the pair
+    assert_eq!(s["faults"], 2, "{s}");
+    assert_eq!(
+        (s["wins"].as_u64(), s["losses"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let starts = std::fs::read_to_string(&log).unwrap().lines().count();
+    // one start to check the parameters, two for the pair, one to replace the engine that
+    // faulted in the first game (none after the last game)
+    assert_eq!(starts, 4, "processes started");
+}

@@ -536,6 +536,8 @@ fn play_pair<V: Variant>(
             Color::White => (0, 1),
             Color::Black => (1, 0),
         };
+        // the engine (0 or 1) that lost this game by a fault, if any
+        let mut faulty = None;
         let winner = match &mut engines {
             [Ok(a), Ok(b)] => {
                 let settings = GameSettings {
@@ -544,9 +546,9 @@ fn play_pair<V: Variant>(
                 };
                 let pair = if white == 0 { [a, b] } else { [b, a] };
                 let record = game_runner::play(opening, pair, &settings);
-                if record.faulty().is_some() {
-                    r.faults += 1;
-                }
+                faulty = record
+                    .faulty()
+                    .map(|c| if c == plus_colour { 0 } else { 1 });
                 record
                     .winner()
                     .map(|c| if c == plus_colour { 0 } else { 1 })
@@ -555,14 +557,21 @@ fn play_pair<V: Variant>(
             [Ok(_), Err(_)] => Some(0),
             [Err(_), Err(_)] => None,
         };
+        r.faults += faulty.is_some() as u64;
         match winner {
             Some(0) => r.wins += 1,
             Some(_) => r.losses += 1,
             None => r.draws += 1,
         }
-        // a process that failed is not trusted for the second game
+        if plus_colour == Color::Black {
+            break;
+        }
+        // as in the match runner, an engine that failed (its process died, or it lost by a
+        // fault while alive, when a late answer could reach the next game) is not trusted
+        // for the second game: it gets a new process
         for (i, e) in engines.iter_mut().enumerate() {
-            if e.as_ref().is_ok_and(|p| !p.is_alive()) {
+            let failed = faulty == Some(i) || e.as_ref().is_ok_and(|p| !p.is_alive());
+            if e.is_ok() && failed {
                 *e = tournament::start(matches, i, params[i]);
             }
         }

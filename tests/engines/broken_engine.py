@@ -11,8 +11,13 @@ on every `go`, in the way named by its one argument:
   garbage  answers a line that is not Hub syntax (an unterminated quote)
   nomove   answers a bare `done` although it has legal moves
   badstart exits during the handshake, before `wait`
+
+It declares a string parameter `mode` and an integer parameter `weight` (0 to 10, unused), so
+that the SPSA tuner can be run on it. When the environment variable BROKEN_ENGINE_LOG names a
+file, every start (`hub`) appends a line to it, so that tests can count the processes started.
 """
 
+import os
 import sys
 import time
 
@@ -30,11 +35,16 @@ def main():
             continue
         cmd = words[0]
         if cmd == "hub":
+            log = os.environ.get("BROKEN_ENGINE_LOG")
+            if log:
+                with open(log, "a") as f:
+                    f.write("start\n")
             if mode == "badstart":
                 sys.stderr.write("badstart: giving up\n")
                 sys.exit(4)
             out('id name=Broken version=1 author="Damast tests" country=NL')
             out("param name=mode value=%s type=string" % mode)
+            out("param name=weight value=5 type=int min=0 max=10")
             out("wait")
         elif cmd == "init":
             out("ready")
