@@ -9,6 +9,9 @@ use damast::core::pdn::{self, PdnGame};
 use damast::core::{Game, GameResult, International, Variant, VariantKind};
 use damast::with_variant;
 
+mod common;
+use common::text;
+
 const DAMAST: &str = env!("CARGO_BIN_EXE_damast");
 
 fn engine(name: &str, extra: &[&str]) -> Vec<String> {
@@ -23,7 +26,7 @@ fn engine(name: &str, extra: &[&str]) -> Vec<String> {
 }
 
 fn broken(mode: &str) -> Vec<String> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/broken_engine.py");
+    let script = common::broken_engine_script();
     vec![
         "--engine".to_string(),
         "name=Broken".to_string(),
@@ -40,16 +43,8 @@ fn run(args: &[String]) -> Output {
         .expect("run damast match")
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("damast-match-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    let _ = std::fs::remove_file(&p);
-    p
+    common::temp("match", name)
 }
 
 fn args(list: &[&str]) -> Vec<String> {

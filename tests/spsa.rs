@@ -5,14 +5,13 @@
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+mod common;
+use common::text;
+
 const DAMAST: &str = env!("CARGO_BIN_EXE_damast");
 
 fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("damast-spsa-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    let _ = std::fs::remove_file(&p);
-    p
+    common::temp("spsa", name)
 }
 
 fn spsa(state: &PathBuf, params: &[&str], iterations: usize) -> Output {
@@ -32,10 +31,6 @@ fn spsa(state: &PathBuf, params: &[&str], iterations: usize) -> Output {
         .env_remove("RUST_LOG")
         .output()
         .expect("run damast tune spsa")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn state(path: &PathBuf) -> serde_json::Value {
@@ -143,8 +138,7 @@ fn refuses_bad_parameters_and_state_files_with_a_reason() {
 fn an_engine_that_faulted_is_restarted_for_the_second_game() {
     let path = temp("faults.json");
     let log = temp("starts.log");
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/broken_engine.py");
+    let script = common::broken_engine_script();
     let out = Command::new(DAMAST)
         .args(["tune", "spsa", "--engine"])
         .arg(format!("cmd=python3 '{}' illegal", script.display()))

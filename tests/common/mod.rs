@@ -95,3 +95,23 @@ pub fn run_with_timeout(cmd: &mut Command, timeout: Duration) -> Finished {
         seconds: start.elapsed().as_secs_f64(),
     }
 }
+
+/// Output bytes as text (lossy), for assertions and their messages.
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fresh path `name` in this test process's own temporary directory for `suite` (any file
+/// already there is removed).
+pub fn temp(suite: &str, name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("damast-{suite}-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+/// The deliberately broken Hub engine of the match runner's and the tuner's tests.
+pub fn broken_engine_script() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/broken_engine.py")
+}
