@@ -536,7 +536,9 @@ fn play_pair<V: Variant>(
             Color::White => (0, 1),
             Color::Black => (1, 0),
         };
-        // the engine (0 or 1) that lost this game by a fault, if any
+        // the engine (0 for θ + cΔ, 1 for θ − cΔ) playing `colour` in this game
+        let engine_of = |colour: Color| if colour == plus_colour { 0 } else { 1 };
+        // the engine that lost this game by a fault, if any
         let mut faulty = None;
         let winner = match &mut engines {
             [Ok(a), Ok(b)] => {
@@ -546,12 +548,8 @@ fn play_pair<V: Variant>(
                 };
                 let pair = if white == 0 { [a, b] } else { [b, a] };
                 let record = game_runner::play(opening, pair, &settings);
-                faulty = record
-                    .faulty()
-                    .map(|c| if c == plus_colour { 0 } else { 1 });
-                record
-                    .winner()
-                    .map(|c| if c == plus_colour { 0 } else { 1 })
+                faulty = record.faulty().map(engine_of);
+                record.winner().map(engine_of)
             }
             [Err(_), Ok(_)] => Some(1),
             [Ok(_), Err(_)] => Some(0),
