@@ -105,6 +105,13 @@ pub struct SearchParams {
     /// that another thread is searching is put off until the node's other moves are done.
     /// 0 turns it off; it only acts with several threads.
     pub smp_defer_depth: i32,
+    /// Singular extensions: at nodes of this depth or more whose table move has a lower bound
+    /// from a search nearly as deep, a search of the other moves at half the depth that stays
+    /// below that bound less a margin extends the table move by one ply (it alone holds the
+    /// score). 0 turns it off.
+    pub singular_depth: i32,
+    /// The margin of the singular test, in hundredths of a man per ply of depth.
+    pub singular_margin: i32,
 }
 
 impl SearchParams {
@@ -137,6 +144,8 @@ impl SearchParams {
         time_drop: 0,
         time: TimePlan::DEFAULT,
         smp_defer_depth: 0,
+        singular_depth: 8,
+        singular_margin: 2,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -149,6 +158,7 @@ impl SearchParams {
         threat_ply: false,
         history_malus: false,
         move_futility: 0,
+        singular_depth: 0,
         ..Self::DEFAULT
     };
 
@@ -183,6 +193,8 @@ impl SearchParams {
             ("time-hard", self.time.hard.to_string()),
             ("time-overhead", self.time.overhead_ms.to_string()),
             ("smp-defer-depth", self.smp_defer_depth.to_string()),
+            ("singular-depth", self.singular_depth.to_string()),
+            ("singular-margin", self.singular_margin.to_string()),
         ]
     }
 
@@ -233,6 +245,8 @@ impl SearchParams {
             "time-hard" => self.time.hard = int(1, 1000)? as u32,
             "time-overhead" => self.time.overhead_ms = int(0, 10_000)? as u32,
             "smp-defer-depth" => self.smp_defer_depth = int(0, 64)?,
+            "singular-depth" => self.singular_depth = int(0, 64)?,
+            "singular-margin" => self.singular_margin = int(0, 1000)?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -460,6 +474,10 @@ search_stats! {
     late_move_prunes,
     /// Nodes ended by ProbCut.
     probcuts,
+    /// Singular tests (searches of a node without its table move).
+    singular_tests,
+    /// Of those, the ones that extended the table move.
+    singular_extensions,
 }
 
 /// One search thread's private state.
@@ -474,6 +492,8 @@ pub struct Worker<'a, V: Variant> {
     counters: Vec<u32>,
     /// The from-to code of the move that led to each ply (the root's is 0).
     came_by: Vec<u16>,
+    /// The move (encoded) a singular test leaves out at each ply, 0 for none.
+    excluded: Vec<u32>,
     /// Hashes of the positions on the current line, the game's reversible history first.
     line: Vec<u64>,
     /// For each entry of `line`, the index where its reversible stretch begins.
@@ -512,6 +532,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             history: vec![0; 2 * FROM_TO],
             counters: vec![0; 2 * FROM_TO],
             came_by: vec![0; MAX_PLY + 2],
+            excluded: vec![0; MAX_PLY + 2],
             line,
             line_start,
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -766,13 +787,17 @@ impl<'a, V: Variant> Worker<'a, V> {
         }
         let forced_capture = list[0].is_capture();
 
+        // a singular test searches this node without one move, under the same key
+        let excluded = self.excluded[ply];
         let key = pos.hash();
         let mut tt_move = 0;
+        let mut tt_entry = None;
         self.stats.tt_probes += 1;
         if let Some(e) = self.shared.tt.probe(key) {
             self.stats.tt_hits += 1;
             tt_move = e.mv;
-            if !pv_node && !is_root && e.depth >= depth {
+            tt_entry = Some(e);
+            if !pv_node && !is_root && excluded == 0 && e.depth >= depth {
                 let s = from_tt(e.score, ply);
                 let cut = match e.bound {
                     Bound::Exact => true,
@@ -807,7 +832,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         // Reverse futility: far above beta in a calm position at low depth, the side to move
         // is assumed to keep its edge.
         if let Some(stand) = calm_eval {
-            if rfp && stand - params.futility_margin * depth >= beta {
+            if rfp && excluded == 0 && stand - params.futility_margin * depth >= beta {
                 self.stats.futility_prunes += 1;
                 return stand;
             }
@@ -834,6 +859,49 @@ impl<'a, V: Variant> Worker<'a, V> {
                 return s;
             }
         }
+
+        // Singular extension: when every other move falls short of the table move's bound by a
+        // margin, the table move alone holds the node and is searched one ply deeper; when the
+        // others reach beta too, the node is cut (several moves do).
+        let mut singular = 0u32;
+        if let Some(e) = tt_entry {
+            if params.singular_depth > 0
+                && !is_root
+                && excluded == 0
+                && depth >= params.singular_depth
+                && list.len() > 1
+                && ply < MAX_PLY / 2
+                && e.mv != 0
+                && e.depth >= depth - 3
+                && matches!(e.bound, Bound::Lower | Bound::Exact)
+                && e.score.abs() < WIN_BOUND
+            {
+                let s_beta = e.score - params.singular_margin * depth;
+                self.stats.singular_tests += 1;
+                self.excluded[ply] = e.mv;
+                let s = self.search_node(
+                    pos,
+                    clocks,
+                    s_beta - 1,
+                    s_beta,
+                    (depth - 1) / 2,
+                    ply,
+                    false,
+                    None,
+                );
+                self.excluded[ply] = 0;
+                if self.stopped {
+                    return 0;
+                }
+                if s < s_beta {
+                    self.stats.singular_extensions += 1;
+                    singular = e.mv;
+                } else if s_beta >= beta && !pv_node {
+                    return s_beta;
+                }
+            }
+        }
+        let params = &self.shared.params;
 
         let mut depth = depth;
         if list.len() == 1 && depth > 0 && !is_root && ply < MAX_PLY / 2 {
@@ -912,6 +980,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                 break;
             }
             let m = moves[i];
+            if excluded != 0 && encode(&m) == excluded {
+                continue;
+            }
             let quiet = !m.is_capture() && !m.is_promotion();
             if futile && quiet && i > 0 && best > -WIN_BOUND {
                 self.stats.futility_move_prunes += 1;
@@ -961,7 +1032,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && !m.is_king_move()
                 && ply < MAX_PLY / 2
                 && V::ROW_OF[m.to_bit() as usize] as u32 == if side == 0 { 1 } else { V::ROWS - 2 };
-            let new_depth = depth - 1 + promo_threat as i32;
+            let extended = promo_threat || (singular != 0 && encode(&m) == singular);
+            let new_depth = depth - 1 + extended as i32;
             let mut score;
             if i == 0 {
                 score = -self.search_node(
@@ -981,7 +1053,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     && i >= params.lmr_min_move
                     && quiet
                     && !forced_capture
-                    && !promo_threat
+                    && !extended
                 {
                     r = if params.lmr_divisor > 0 {
                         self.reductions[(depth as usize).min(63)][i.min(63)] as i32
@@ -1093,6 +1165,10 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
         }
 
+        if excluded != 0 {
+            // a singular test's result is not this node's value
+            return best;
+        }
         let bound = if best >= beta {
             Bound::Lower
         } else if alpha > old_alpha {

@@ -141,7 +141,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         }
     };
     let mut t = String::from(
-        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  futile-mv  threat  lmp  probcut\n",
+        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  futile-mv  threat  lmp  probcut  singular  sing-ext\n",
     );
     let mut prev = 0u64;
     for (i, s) in iterations.iter().enumerate() {
@@ -152,7 +152,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         };
         let _ = writeln!(
             t,
-            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>10} {:>7} {:>4} {:>8}",
+            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>10} {:>7} {:>4} {:>8} {:>9} {:>9}",
             i + 1,
             s.nodes,
             ebf,
@@ -167,6 +167,8 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
             s.threat_prunes,
             s.late_move_prunes,
             s.probcuts,
+            s.singular_tests,
+            s.singular_extensions,
         );
         prev = s.nodes;
     }
@@ -230,5 +232,21 @@ mod tests {
         let mut o = Options::default();
         o.search.set("counter-move", "on").unwrap();
         assert_ne!(run(7, &o).per_position, base.per_position);
+    }
+
+    #[test]
+    fn singular_extensions_test_and_extend() {
+        let mut off = Options::default();
+        off.search.set("singular-depth", "0").unwrap();
+        let base = run(8, &off);
+        let none = |r: &BenchResult| r.iterations.iter().map(|s| s.singular_tests).sum::<u64>();
+        assert_eq!(none(&base), 0, "0 turns them off");
+        let mut o = Options::default();
+        o.search.set("singular-depth", "4").unwrap();
+        let sing = run(8, &o);
+        let tests = none(&sing);
+        let ext: u64 = sing.iterations.iter().map(|s| s.singular_extensions).sum();
+        assert!(tests > 0 && ext > 0 && ext < tests, "{ext} of {tests}");
+        assert_ne!(sing.per_position, base.per_position);
     }
 }
