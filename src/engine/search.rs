@@ -980,7 +980,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                 break;
             }
             let m = moves[i];
-            if excluded != 0 && encode(&m) == excluded {
+            let code = encode(&m);
+            if excluded != 0 && code == excluded {
                 continue;
             }
             let quiet = !m.is_capture() && !m.is_promotion();
@@ -1003,7 +1004,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             let busy_key = match busy {
                 Some(b) if i > 0 => {
-                    let k = Busy::key(key, encode(&m));
+                    let k = Busy::key(key, code);
                     if first_pass && n_deferred < MAX_DEFERRED && b.is_busy(k) {
                         deferred[n_deferred] = i as u16;
                         n_deferred += 1;
@@ -1032,7 +1033,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && !m.is_king_move()
                 && ply < MAX_PLY / 2
                 && V::ROW_OF[m.to_bit() as usize] as u32 == if side == 0 { 1 } else { V::ROWS - 2 };
-            let extended = promo_threat || (singular != 0 && encode(&m) == singular);
+            let extended = promo_threat || (singular != 0 && code == singular);
             let new_depth = depth - 1 + extended as i32;
             let mut score;
             if i == 0 {
@@ -1117,7 +1118,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             if score > best {
                 best = score;
-                best_code = encode(&m);
+                best_code = code;
                 if score > alpha {
                     alpha = score;
                     if is_root {
@@ -1130,7 +1131,6 @@ impl<'a, V: Variant> Worker<'a, V> {
                     line.extend_from_slice(&tail[0]);
                     if score >= beta {
                         if quiet {
-                            let code = encode(&m);
                             if self.killers[ply][0] != code {
                                 self.killers[ply][1] = self.killers[ply][0];
                                 self.killers[ply][0] = code;

@@ -239,12 +239,12 @@ mod tests {
         let mut off = Options::default();
         off.search.set("singular-depth", "0").unwrap();
         let base = run(8, &off);
-        let none = |r: &BenchResult| r.iterations.iter().map(|s| s.singular_tests).sum::<u64>();
-        assert_eq!(none(&base), 0, "0 turns them off");
+        let tests_of = |r: &BenchResult| r.iterations.iter().map(|s| s.singular_tests).sum::<u64>();
+        assert_eq!(tests_of(&base), 0, "0 turns them off");
         let mut o = Options::default();
         o.search.set("singular-depth", "4").unwrap();
         let sing = run(8, &o);
-        let tests = none(&sing);
+        let tests = tests_of(&sing);
         let ext: u64 = sing.iterations.iter().map(|s| s.singular_extensions).sum();
         assert!(tests > 0 && ext > 0 && ext < tests, "{ext} of {tests}");
         assert_ne!(sing.per_position, base.per_position);
