@@ -29,6 +29,10 @@ pub const WIN_BOUND: i32 = MATE - 2_000;
 pub const INF: i32 = 30_000;
 /// Deepest ply searched.
 pub const MAX_PLY: usize = 128;
+/// Most double singular extensions on one line.
+const MAX_DOUBLES: u8 = 4;
+/// A node left statically unscored (for `improving`).
+const NO_EVAL: i32 = i32::MIN;
 
 /// The switches and margins of the search's selectivity, kept as data so that they can be tuned
 /// and compared in matches.
@@ -112,6 +116,24 @@ pub struct SearchParams {
     pub singular_depth: i32,
     /// The margin of the singular test, in hundredths of a man per ply of depth.
     pub singular_margin: i32,
+    /// Double singular extensions: at a non-PV node whose other moves fall short of the
+    /// singular bound by this many hundredths more, the table move gets two plies (a few times
+    /// a line at most). 0 turns it off.
+    pub singular_double: i32,
+    /// Negative singular extensions: when the singular test fails but the table move's bound
+    /// is at least beta, the table move is searched one ply shallower (other moves hold the
+    /// node too).
+    pub singular_negative: bool,
+    /// Late-move reductions grow by this many plies at expected cut nodes (the zero-window
+    /// children of a later move, and every other generation below them). 0 turns it off.
+    pub lmr_cut: i32,
+    /// Futility pruning takes the table's score in place of the static score when its bound
+    /// says it is more exact (a lower bound above it, an upper bound below it).
+    pub futility_tt: bool,
+    /// "Improving": a calm node whose static score is above the same side's two plies up (or
+    /// four, when that node was not calm) has its reverse-futility margin cut by a ply, and
+    /// at a non-PV node that is not improving late moves are reduced one ply more.
+    pub improving: bool,
 }
 
 impl SearchParams {
@@ -146,6 +168,11 @@ impl SearchParams {
         smp_defer_depth: 0,
         singular_depth: 8,
         singular_margin: 2,
+        singular_double: 0,
+        singular_negative: false,
+        lmr_cut: 0,
+        futility_tt: false,
+        improving: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -195,6 +222,11 @@ impl SearchParams {
             ("smp-defer-depth", self.smp_defer_depth.to_string()),
             ("singular-depth", self.singular_depth.to_string()),
             ("singular-margin", self.singular_margin.to_string()),
+            ("singular-double", self.singular_double.to_string()),
+            ("singular-negative", self.singular_negative.to_string()),
+            ("lmr-cut", self.lmr_cut.to_string()),
+            ("futility-tt", self.futility_tt.to_string()),
+            ("improving", self.improving.to_string()),
         ]
     }
 
@@ -247,6 +279,11 @@ impl SearchParams {
             "smp-defer-depth" => self.smp_defer_depth = int(0, 64)?,
             "singular-depth" => self.singular_depth = int(0, 64)?,
             "singular-margin" => self.singular_margin = int(0, 1000)?,
+            "singular-double" => self.singular_double = int(0, 1000)?,
+            "singular-negative" => self.singular_negative = flag()?,
+            "lmr-cut" => self.lmr_cut = int(0, 8)?,
+            "futility-tt" => self.futility_tt = flag()?,
+            "improving" => self.improving = flag()?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -494,6 +531,10 @@ pub struct Worker<'a, V: Variant> {
     came_by: Vec<u16>,
     /// The move (encoded) a singular test leaves out at each ply, 0 for none.
     excluded: Vec<u32>,
+    /// Double singular extensions on the line down to each ply.
+    doubles: Vec<u8>,
+    /// The static score of each ply's node when it is calm (`NO_EVAL` when not scored).
+    static_evals: Vec<i32>,
     /// Hashes of the positions on the current line, the game's reversible history first.
     line: Vec<u64>,
     /// For each entry of `line`, the index where its reversible stretch begins.
@@ -533,6 +574,8 @@ impl<'a, V: Variant> Worker<'a, V> {
             counters: vec![0; 2 * FROM_TO],
             came_by: vec![0; MAX_PLY + 2],
             excluded: vec![0; MAX_PLY + 2],
+            doubles: vec![0; MAX_PLY + 2],
+            static_evals: vec![NO_EVAL; MAX_PLY + 2],
             line,
             line_start,
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -665,7 +708,17 @@ impl<'a, V: Variant> Worker<'a, V> {
     ) -> i32 {
         self.leaves = 0;
         self.leaf_depth_sum = 0;
-        self.search_node(pos, clocks, alpha, beta, depth, 0, true, Some(root_moves))
+        self.search_node(
+            pos,
+            clocks,
+            alpha,
+            beta,
+            depth,
+            0,
+            true,
+            false,
+            Some(root_moves),
+        )
     }
 
     /// What the endgame database settles at this node. A stored draw is exact under every draw
@@ -704,7 +757,8 @@ impl<'a, V: Variant> Worker<'a, V> {
         }
     }
 
-    /// Searches a node. `root_moves` is given only at the root.
+    /// Searches a node. `cut_node` marks a non-PV node expected to fail high; `root_moves` is
+    /// given only at the root.
     #[allow(clippy::too_many_arguments)]
     fn search_node(
         &mut self,
@@ -715,6 +769,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         depth: i32,
         ply: usize,
         pv_node: bool,
+        cut_node: bool,
         root_moves: Option<&[Move<V>]>,
     ) -> i32 {
         self.pv[ply].clear();
@@ -815,24 +870,50 @@ impl<'a, V: Variant> Worker<'a, V> {
         // The static score of a calm node (no capture for either side) near the leaves, where
         // futility pruning may use it. (A quiet node at depth 0 only gets here when the opponent
         // threatens a capture, so it is not calm: `depth >= 1` spares the check.)
+        // With `improving`, every calm node of depth 1 or more is scored, to compare with the
+        // same side's score two plies up.
         let rfp = params.futility_margin > 0 && depth <= params.futility_depth;
         let mfp = params.move_futility > 0 && depth <= 2;
-        let calm_eval = if !pv_node
-            && !is_root
+        let prunable = !pv_node && !is_root && (rfp || mfp) && beta.abs() < WIN_BOUND;
+        let static_eval = if (prunable || params.improving)
             && !forced_capture
             && depth >= 1
-            && (rfp || mfp)
-            && beta.abs() < WIN_BOUND
             && !movegen::opponent_has_capture(pos)
         {
             Some(self.shared.eval.evaluate(pos))
         } else {
             None
         };
+        let improving = params.improving && {
+            self.static_evals[ply] = static_eval.unwrap_or(NO_EVAL);
+            let now = self.static_evals[ply];
+            let before = match ply {
+                0 | 1 => NO_EVAL,
+                2 | 3 => self.static_evals[ply - 2],
+                _ if self.static_evals[ply - 2] != NO_EVAL => self.static_evals[ply - 2],
+                _ => self.static_evals[ply - 4],
+            };
+            now != NO_EVAL && (before == NO_EVAL || now > before)
+        };
+        // the table's bound, where it is tighter, says more than the static score
+        let calm_eval = static_eval
+            .filter(|_| prunable)
+            .map(|stand| match tt_entry {
+                Some(e) if params.futility_tt && e.score.abs() < WIN_BOUND => {
+                    let t = from_tt(e.score, ply);
+                    match e.bound {
+                        Bound::Exact => t,
+                        Bound::Lower => stand.max(t),
+                        Bound::Upper => stand.min(t),
+                    }
+                }
+                _ => stand,
+            });
         // Reverse futility: far above beta in a calm position at low depth, the side to move
         // is assumed to keep its edge.
         if let Some(stand) = calm_eval {
-            if rfp && excluded == 0 && stand - params.futility_margin * depth >= beta {
+            let margin = params.futility_margin * (depth - improving as i32);
+            if rfp && excluded == 0 && stand - margin >= beta {
                 self.stats.futility_prunes += 1;
                 return stand;
             }
@@ -850,7 +931,17 @@ impl<'a, V: Variant> Worker<'a, V> {
             && beta.abs() < WIN_BOUND
         {
             let rbeta = beta + params.probcut_margin;
-            let s = self.search_node(pos, clocks, rbeta - 1, rbeta, depth - 4, ply, false, None);
+            let s = self.search_node(
+                pos,
+                clocks,
+                rbeta - 1,
+                rbeta,
+                depth - 4,
+                ply,
+                false,
+                cut_node,
+                None,
+            );
             if self.stopped {
                 return 0;
             }
@@ -864,6 +955,8 @@ impl<'a, V: Variant> Worker<'a, V> {
         // margin, the table move alone holds the node and is searched one ply deeper; when the
         // others reach beta too, the node is cut (several moves do).
         let mut singular = 0u32;
+        // the table move's extension in plies (-1 to 2)
+        let mut singular_ext = 0i32;
         if let Some(e) = tt_entry {
             if params.singular_depth > 0
                 && !is_root
@@ -887,6 +980,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     (depth - 1) / 2,
                     ply,
                     false,
+                    cut_node,
                     None,
                 );
                 self.excluded[ply] = 0;
@@ -896,8 +990,20 @@ impl<'a, V: Variant> Worker<'a, V> {
                 if s < s_beta {
                     self.stats.singular_extensions += 1;
                     singular = e.mv;
+                    singular_ext = if params.singular_double > 0
+                        && !pv_node
+                        && s < s_beta - params.singular_double
+                        && self.doubles[ply] < MAX_DOUBLES
+                    {
+                        2
+                    } else {
+                        1
+                    };
                 } else if s_beta >= beta && !pv_node {
                     return s_beta;
+                } else if params.singular_negative && e.score >= beta {
+                    singular = e.mv;
+                    singular_ext = -1;
                 }
             }
         }
@@ -1033,8 +1139,14 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && !m.is_king_move()
                 && ply < MAX_PLY / 2
                 && V::ROW_OF[m.to_bit() as usize] as u32 == if side == 0 { 1 } else { V::ROWS - 2 };
-            let extended = promo_threat || (singular != 0 && code == singular);
-            let new_depth = depth - 1 + extended as i32;
+            let ext = if singular != 0 && code == singular {
+                singular_ext
+            } else {
+                promo_threat as i32
+            };
+            let extended = ext > 0;
+            self.doubles[ply + 1] = self.doubles[ply] + (ext == 2) as u8;
+            let new_depth = depth - 1 + ext;
             let mut score;
             if i == 0 {
                 score = -self.search_node(
@@ -1045,6 +1157,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     new_depth,
                     ply + 1,
                     pv_node,
+                    !pv_node && !cut_node,
                     None,
                 );
             } else {
@@ -1064,6 +1177,12 @@ impl<'a, V: Variant> Worker<'a, V> {
                     if pv_node {
                         r -= 1;
                     }
+                    if cut_node {
+                        r += params.lmr_cut;
+                    }
+                    if params.improving && !improving && !pv_node {
+                        r += 1;
+                    }
                     if params.lmr_history > 0 {
                         let h = self.history[history_slot(side, &m)];
                         r -= (h / params.lmr_history).clamp(-2, 2);
@@ -1079,6 +1198,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     new_depth - r,
                     ply + 1,
                     false,
+                    true,
                     None,
                 );
                 if score > alpha && r > 0 {
@@ -1091,6 +1211,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                         new_depth,
                         ply + 1,
                         false,
+                        !cut_node,
                         None,
                     );
                 }
@@ -1104,6 +1225,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                         new_depth,
                         ply + 1,
                         true,
+                        false,
                         None,
                     );
                 }

@@ -235,6 +235,28 @@ mod tests {
     }
 
     #[test]
+    fn cut_node_reductions_table_futility_and_singular_variants_change_the_tree() {
+        let with = |pairs: &[(&str, &str)]| {
+            let mut o = Options::default();
+            o.search.set("singular-depth", "4").unwrap();
+            for (n, v) in pairs {
+                o.search.set(n, v).unwrap();
+            }
+            run(8, &o).per_position
+        };
+        let base = with(&[]);
+        for (name, value) in [
+            ("lmr-cut", "1"),
+            ("futility-tt", "on"),
+            ("singular-double", "1"),
+            ("singular-negative", "on"),
+            ("improving", "on"),
+        ] {
+            assert_ne!(with(&[(name, value)]), base, "{name}={value}");
+        }
+    }
+
+    #[test]
     fn singular_extensions_test_and_extend() {
         let mut off = Options::default();
         off.search.set("singular-depth", "0").unwrap();
