@@ -31,8 +31,6 @@ pub const INF: i32 = 30_000;
 pub const MAX_PLY: usize = 128;
 /// Most double singular extensions on one line.
 const MAX_DOUBLES: u8 = 4;
-/// A node left statically unscored (for `improving`).
-const NO_EVAL: i32 = i32::MIN;
 
 /// The switches and margins of the search's selectivity, kept as data so that they can be tuned
 /// and compared in matches.
@@ -533,8 +531,8 @@ pub struct Worker<'a, V: Variant> {
     excluded: Vec<u32>,
     /// Double singular extensions on the line down to each ply.
     doubles: Vec<u8>,
-    /// The static score of each ply's node when it is calm (`NO_EVAL` when not scored).
-    static_evals: Vec<i32>,
+    /// The static score of each ply's node on the line, when it was calm (for `improving`).
+    static_evals: Vec<Option<i32>>,
     /// Hashes of the positions on the current line, the game's reversible history first.
     line: Vec<u64>,
     /// For each entry of `line`, the index where its reversible stretch begins.
@@ -575,7 +573,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             came_by: vec![0; MAX_PLY + 2],
             excluded: vec![0; MAX_PLY + 2],
             doubles: vec![0; MAX_PLY + 2],
-            static_evals: vec![NO_EVAL; MAX_PLY + 2],
+            static_evals: vec![None; MAX_PLY + 2],
             line,
             line_start,
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -885,15 +883,13 @@ impl<'a, V: Variant> Worker<'a, V> {
             None
         };
         let improving = params.improving && {
-            self.static_evals[ply] = static_eval.unwrap_or(NO_EVAL);
-            let now = self.static_evals[ply];
-            let before = match ply {
-                0 | 1 => NO_EVAL,
-                2 | 3 => self.static_evals[ply - 2],
-                _ if self.static_evals[ply - 2] != NO_EVAL => self.static_evals[ply - 2],
-                _ => self.static_evals[ply - 4],
-            };
-            now != NO_EVAL && (before == NO_EVAL || now > before)
+            self.static_evals[ply] = static_eval;
+            // the same side's last calm score, two or four plies up
+            let before = [2, 4]
+                .into_iter()
+                .filter_map(|up| ply.checked_sub(up))
+                .find_map(|p| self.static_evals[p]);
+            static_eval.is_some_and(|now| before.is_none_or(|b| now > b))
         };
         // the table's bound, where it is tighter, says more than the static score
         let calm_eval = static_eval
