@@ -137,6 +137,29 @@ fn one_thread_is_deterministic() {
 }
 
 #[test]
+fn each_iteration_reports_the_best_moves_share_of_the_root_nodes() {
+    let game = Game::<International>::default();
+    let mut e = Engine::new(Options {
+        tt_mib: 16,
+        ..Options::default()
+    });
+    let mut shares = Vec::new();
+    e.search(
+        &game,
+        &Limits::depth(9),
+        Mode::Analyze,
+        &SearchHandle::new(),
+        &mut |info| shares.push((info.depth, info.best_share)),
+    );
+    assert_eq!(shares.len(), 9, "{shares:?}");
+    for (depth, share) in shares {
+        let share = share.unwrap_or_else(|| panic!("no share at depth {depth}"));
+        // nine moves from the start: the best one never takes every node nor none of them
+        assert!(share > 0.0 && share < 1.0, "depth {depth}: {share}");
+    }
+}
+
+#[test]
 fn two_threads_find_a_legal_move() {
     let game = Game::<International>::default();
     let out = search(&game, Limits::depth(8), 2);

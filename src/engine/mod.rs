@@ -112,6 +112,9 @@ pub struct Info<V: Variant> {
     pub pv: Vec<Move<V>>,
     /// The main thread's search counters since the search began.
     pub stats: SearchStats,
+    /// The share (0 to 1) of the iteration's root nodes (main thread) that went to its best
+    /// move, when known.
+    pub best_share: Option<f64>,
 }
 
 impl<V: Variant> Info<V> {
@@ -386,6 +389,7 @@ impl Engine {
                     time: out.time,
                     pv: out.pv.clone(),
                     stats: SearchStats::default(),
+                    best_share: None,
                 });
                 return out;
             }
@@ -485,6 +489,11 @@ impl Engine {
                     break;
                 }
                 let changed = out.best != Some(pv[0]);
+                // the best move's share of this iteration's effort (before the reordering)
+                let best_share = order
+                    .iter()
+                    .position(|m| *m == pv[0])
+                    .and_then(|i| w.root_share(i));
                 stable = if changed { 0 } else { stable + 1 };
                 let score_before = score;
                 score = s;
@@ -502,6 +511,7 @@ impl Engine {
                     time: clock.elapsed(),
                     pv: out.pv.clone(),
                     stats: w.stats(),
+                    best_share,
                 };
                 on_info(&info);
                 if w.stopped() {
@@ -521,6 +531,11 @@ impl Engine {
                 // a falling score asks for more time to find the way out
                 if params.time_drop > 0 && depth > 4 && s <= score_before - params.time_drop {
                     factor = factor.max(1.0) * 1.5;
+                }
+                // a best move that took nearly all the effort is clear, a contested one not
+                if let Some(share) = best_share.filter(|_| depth > 4) {
+                    factor *=
+                        time::effort_factor(params.time_nodes, params.time_nodes_center, share);
                 }
                 if clock.soft_expired(factor) {
                     break;
@@ -633,6 +648,7 @@ fn aspiration<V: Variant>(
     score: i32,
     params: SearchParams,
 ) -> i32 {
+    w.clear_root_nodes();
     let mut delta = params.aspiration;
     let (mut alpha, mut beta) = if depth >= 4 && score.abs() < WIN_BOUND {
         (score - delta, score + delta)

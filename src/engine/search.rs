@@ -101,6 +101,14 @@ pub struct SearchParams {
     /// When the score of an iteration is at least this many hundredths below the previous
     /// iteration's, the soft time limit is stretched by half. 0 turns it off.
     pub time_drop: i32,
+    /// Best-move effort: after an iteration, the soft time limit is scaled by
+    /// `1 + time_nodes/100 · (time_nodes_center/100 − share)`, with `share` the fraction of the
+    /// iteration's root nodes spent on its best move (kept within 0.5 to 2): a move that took
+    /// nearly all the effort needs less time, a contested one more. 0 turns it off.
+    pub time_nodes: i32,
+    /// The best move's share of the root nodes (percent) at which `time_nodes` leaves the time
+    /// unchanged.
+    pub time_nodes_center: i32,
     /// How the clock's time is shared out among the moves.
     pub time: TimePlan,
     /// Lazy SMP with deferral: at nodes of this depth or more, a move (other than the first)
@@ -162,6 +170,8 @@ impl SearchParams {
         aspiration: 12,
         partial_root: false,
         time_drop: 0,
+        time_nodes: 0,
+        time_nodes_center: 75,
         time: TimePlan::DEFAULT,
         smp_defer_depth: 0,
         singular_depth: 8,
@@ -212,6 +222,8 @@ impl SearchParams {
             ("aspiration", self.aspiration.to_string()),
             ("partial-root", self.partial_root.to_string()),
             ("time-drop", self.time_drop.to_string()),
+            ("time-nodes", self.time_nodes.to_string()),
+            ("time-nodes-center", self.time_nodes_center.to_string()),
             ("time-moves", self.time.moves.to_string()),
             ("time-moves-end", self.time.moves_end.to_string()),
             ("time-soft", self.time.soft.to_string()),
@@ -269,6 +281,8 @@ impl SearchParams {
             "aspiration" => self.aspiration = int(1, 1000)?,
             "partial-root" => self.partial_root = flag()?,
             "time-drop" => self.time_drop = int(0, 1000)?,
+            "time-nodes" => self.time_nodes = int(0, 1000)?,
+            "time-nodes-center" => self.time_nodes_center = int(0, 100)?,
             "time-moves" => self.time.moves = int(1, 50)? as u32,
             "time-moves-end" => self.time.moves_end = int(1, 50)? as u32,
             "time-soft" => self.time.soft = int(1, 1000)? as u32,
@@ -552,6 +566,9 @@ pub struct Worker<'a, V: Variant> {
     reductions: Box<[[u8; 64]; 64]>,
     /// Move ordering scores, one row per ply (kept here so that no node clears a large array).
     scores: Vec<[i32; MAX_MOVES]>,
+    /// Nodes spent under each root move (by its place in the root list) since
+    /// [`clear_root_nodes`](Self::clear_root_nodes).
+    root_nodes: Vec<u64>,
     stats: SearchStats,
 }
 
@@ -583,6 +600,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             leaf_depth_sum: 0,
             reductions: reductions(shared.params.lmr_divisor),
             scores: vec![[0; MAX_MOVES]; MAX_PLY],
+            root_nodes: Vec::new(),
             leaves: 0,
             seldepth: 0,
             root_score: -INF,
@@ -610,6 +628,20 @@ impl<'a, V: Variant> Worker<'a, V> {
         } else {
             self.leaf_depth_sum as f64 / self.leaves as f64
         }
+    }
+
+    /// Forgets the nodes counted under each root move (at the start of an iteration, whose
+    /// aspiration re-searches then add up).
+    pub fn clear_root_nodes(&mut self) {
+        self.root_nodes.clear();
+    }
+
+    /// The share (0 to 1) of the root nodes counted since
+    /// [`clear_root_nodes`](Self::clear_root_nodes) that went to the root move at `index` of
+    /// the root list; `None` before any.
+    pub fn root_share(&self, index: usize) -> Option<f64> {
+        let total: u64 = self.root_nodes.iter().sum();
+        (total > 0).then(|| self.root_nodes.get(index).copied().unwrap_or(0) as f64 / total as f64)
     }
 
     /// Whether the search was stopped.
@@ -1143,6 +1175,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             let extended = ext > 0;
             self.doubles[ply + 1] = self.doubles[ply] + (ext == 2) as u8;
             let new_depth = depth - 1 + ext;
+            let nodes_before = self.nodes;
             let mut score;
             if i == 0 {
                 score = -self.search_node(
@@ -1228,6 +1261,12 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             self.line.pop();
             self.line_start.pop();
+            if is_root {
+                if self.root_nodes.len() <= i {
+                    self.root_nodes.resize(i + 1, 0);
+                }
+                self.root_nodes[i] += self.nodes - nodes_before;
+            }
             if let (Some(b), Some(k)) = (busy, busy_key) {
                 b.leave(k);
             }

@@ -179,6 +179,15 @@ impl Clock {
     }
 }
 
+/// The factor on the soft limit from the best move's share (0 to 1) of an iteration's root
+/// nodes: `1 + weight/100 · (center/100 − share)`, kept within 0.5 to 2. A move that took
+/// nearly all the effort is clear and needs less time; one that shared it, more. A weight of
+/// 0 gives 1.
+pub fn effort_factor(weight: i32, center: i32, share: f64) -> f64 {
+    let k = weight as f64 / 100.0;
+    (1.0 + k * (center as f64 / 100.0 - share)).clamp(0.5, 2.0)
+}
+
 /// Computes (soft, hard) budgets in seconds.
 fn budget(l: &Limits, plan: TimePlan) -> (Option<f64>, Option<f64>) {
     if l.infinite {
@@ -216,6 +225,16 @@ pub fn seconds(s: f64) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn effort_scales_the_soft_limit_around_its_center() {
+        assert_eq!(effort_factor(0, 75, 0.99), 1.0);
+        assert_eq!(effort_factor(200, 75, 0.75), 1.0);
+        assert!((effort_factor(200, 75, 0.95) - 0.6).abs() < 1e-9);
+        assert!((effort_factor(200, 75, 0.5) - 1.5).abs() < 1e-9);
+        assert_eq!(effort_factor(1000, 75, 0.0), 2.0);
+        assert_eq!(effort_factor(1000, 75, 1.0), 0.5);
+    }
 
     #[test]
     fn budgets_fit_the_clock() {

@@ -30,10 +30,15 @@ pub fn line_text<V: Variant>(pos: &Position<V>, pv: &[crate::core::Move<V>]) -> 
     line_moves(pos, pv).join(" ")
 }
 
-/// One iteration's line: `depth= mean-depth= score= nodes= time= nps= pv="..."`.
+/// One iteration's line: `depth= mean-depth= score= nodes= time= nps= [best-share=] pv="..."`,
+/// with `best-share` the best move's share of the iteration's root nodes.
 pub fn info_line<V: Variant>(pos: &Position<V>, info: &Info<V>) -> String {
+    let share = info
+        .best_share
+        .map(|s| format!(" best-share={s:.2}"))
+        .unwrap_or_default();
     format!(
-        "depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.2}M pv=\"{}\"",
+        "depth={} mean-depth={:.1} score={} nodes={} time={:.3} nps={:.2}M{share} pv=\"{}\"",
         info.depth,
         info.mean_depth,
         score_in_men(info.score),
