@@ -140,11 +140,6 @@ pub struct SearchParams {
     /// four, when that node was not calm) has its reverse-futility margin cut by a ply, and
     /// at a non-PV node that is not improving late moves are reduced one ply more.
     pub improving: bool,
-    /// Continuation history: quiet moves are also ordered (and rewarded or blamed) by the move
-    /// that led to the node: 1 by the opponent's last move's destination, 2 also by the side's
-    /// own move before it. 0 turns it off. At 1 against 0, 3+0.03: +18 =290 -27 in 335 games,
-    /// −9.3 ± 13.6 Elo (README), so off.
-    pub cont_history: u8,
 }
 
 impl SearchParams {
@@ -186,7 +181,6 @@ impl SearchParams {
         lmr_cut: 0,
         futility_tt: false,
         improving: false,
-        cont_history: 0,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -243,7 +237,6 @@ impl SearchParams {
             ("lmr-cut", self.lmr_cut.to_string()),
             ("futility-tt", self.futility_tt.to_string()),
             ("improving", self.improving.to_string()),
-            ("cont-history", self.cont_history.to_string()),
         ]
     }
 
@@ -303,7 +296,6 @@ impl SearchParams {
             "lmr-cut" => self.lmr_cut = int(0, 8)?,
             "futility-tt" => self.futility_tt = flag()?,
             "improving" => self.improving = flag()?,
-            "cont-history" => self.cont_history = int(0, 2)? as u8,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -444,17 +436,6 @@ fn history_slot<V: Variant>(side: usize, m: &Move<V>) -> usize {
     side * FROM_TO + m.from_to_code()
 }
 
-/// Entries per side of a continuation history: an earlier move's destination (64) by a quiet
-/// move's from and to.
-const CONT: usize = 64 * FROM_TO;
-
-/// The index of a quiet move's continuation score after an earlier move with from-to code
-/// `before` (its destination is the high six bits).
-#[inline]
-fn cont_slot<V: Variant>(side: usize, before: u16, m: &Move<V>) -> usize {
-    side * CONT + (before as usize >> 6) * FROM_TO + m.from_to_code()
-}
-
 /// The bound of a history score under gravity: it stays within ±this.
 const HISTORY_MAX: i32 = 1 << 14;
 
@@ -555,9 +536,6 @@ pub struct Worker<'a, V: Variant> {
     main: bool,
     killers: Vec<[u32; 2]>,
     history: Vec<i32>,
-    /// Continuation histories: by the opponent's last move, and by the side's own move before
-    /// it (see [`cont_slot`]).
-    cont: [Vec<i32>; 2],
     /// The quiet move (encoded) that last refuted each move, by the refuted move's side,
     /// from and to.
     counters: Vec<u32>,
@@ -595,36 +573,6 @@ pub struct Worker<'a, V: Variant> {
 }
 
 impl<'a, V: Variant> Worker<'a, V> {
-    /// The continuation-history slots of a quiet move at `ply`, one per earlier move in use.
-    #[inline]
-    fn cont_slots(&self, side: usize, ply: usize, m: &Move<V>) -> [Option<usize>; 2] {
-        let k = (self.shared.params.cont_history as usize).min(ply);
-        std::array::from_fn(|j| (j < k).then(|| cont_slot(side, self.came_by[ply - j], m)))
-    }
-
-    /// A quiet move's ordering score: its history plus its continuation histories.
-    #[inline]
-    fn quiet_score(&self, side: usize, ply: usize, m: &Move<V>) -> i32 {
-        let mut h = self.history[history_slot(side, m)];
-        for (j, slot) in self.cont_slots(side, ply, m).into_iter().enumerate() {
-            if let Some(slot) = slot {
-                h += self.cont[j][slot];
-            }
-        }
-        h
-    }
-
-    /// Moves a quiet move's history and continuation histories by `bonus` (under gravity).
-    #[inline]
-    fn reward(&mut self, side: usize, ply: usize, m: &Move<V>, bonus: i32) {
-        gravity(&mut self.history[history_slot(side, m)], bonus);
-        for (j, slot) in self.cont_slots(side, ply, m).into_iter().enumerate() {
-            if let Some(slot) = slot {
-                gravity(&mut self.cont[j][slot], bonus);
-            }
-        }
-    }
-
     /// A worker for a search; `history` holds the hashes of the game's positions since the last
     /// irreversible move, the root last.
     pub fn new(shared: &'a Shared<'a>, main: bool, history: &[u64]) -> Self {
@@ -638,11 +586,6 @@ impl<'a, V: Variant> Worker<'a, V> {
             main,
             killers: vec![[0; 2]; MAX_PLY + 2],
             history: vec![0; 2 * FROM_TO],
-            cont: if shared.params.cont_history > 0 {
-                [vec![0; 2 * CONT], vec![0; 2 * CONT]]
-            } else {
-                [Vec::new(), Vec::new()]
-            },
             counters: vec![0; 2 * FROM_TO],
             came_by: vec![0; MAX_PLY + 2],
             excluded: vec![0; MAX_PLY + 2],
@@ -1113,9 +1056,10 @@ impl<'a, V: Variant> Worker<'a, V> {
         };
         let n = list.len();
         if !is_root {
+            let scores = &mut self.scores[ply];
             for (i, m) in list.iter().enumerate() {
                 let code = encode(m);
-                self.scores[ply][i] = if code == tt_move {
+                scores[i] = if code == tt_move {
                     1 << 30
                 } else if m.is_capture() {
                     (1 << 24) + (m.capture_count() as i32) * 256 + m.is_promotion() as i32 * 64
@@ -1128,7 +1072,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 } else if code == counter {
                     1 << 21
                 } else {
-                    self.quiet_score(side, ply, m)
+                    self.history[history_slot(side, m)]
                 };
             }
         }
@@ -1355,10 +1299,11 @@ impl<'a, V: Variant> Worker<'a, V> {
                                 let bonus = (depth * depth).min(HISTORY_MAX / 4);
                                 for tried in &moves[..i] {
                                     if !tried.is_capture() && !tried.is_promotion() {
-                                        self.reward(side, ply, tried, -bonus);
+                                        let slot = history_slot(side, tried);
+                                        gravity(&mut self.history[slot], -bonus);
                                     }
                                 }
-                                self.reward(side, ply, &m, bonus);
+                                gravity(&mut self.history[history_slot(side, &m)], bonus);
                             } else {
                                 let h = &mut self.history[history_slot(side, &m)];
                                 *h += depth * depth;

@@ -251,8 +251,6 @@ mod tests {
             ("singular-double", "1"),
             ("singular-negative", "on"),
             ("improving", "on"),
-            ("cont-history", "1"),
-            ("cont-history", "2"),
         ] {
             assert_ne!(with(&[(name, value)]), base, "{name}={value}");
         }
