@@ -55,15 +55,14 @@ struct Buckets {
     len: usize,
 }
 
-/// The alignment of a huge page on the x86-64 and AArch64 Linux kernels.
+/// The size (and alignment) of a huge page on Linux with 4 KiB base pages.
 const HUGE_PAGE: usize = 2 << 20;
 
 impl Buckets {
     /// `len` empty buckets (`len` a power of two).
     fn new(len: usize) -> Buckets {
-        let size = len * std::mem::size_of::<Bucket>();
-        let layout = Layout::from_size_align(size, size.min(HUGE_PAGE))
-            .expect("a power-of-two size is a valid layout");
+        let layout = Self::layout(len);
+        let size = layout.size();
         // SAFETY: the layout's size is not zero (at least 1024 buckets).
         let raw = unsafe { alloc::alloc(layout) };
         let Some(ptr) = NonNull::new(raw as *mut Bucket) else {
@@ -80,9 +79,11 @@ impl Buckets {
         Buckets { ptr, len }
     }
 
-    fn layout(&self) -> Layout {
-        let size = self.len * std::mem::size_of::<Bucket>();
-        Layout::from_size_align(size, size.min(HUGE_PAGE)).expect("made in `new`")
+    /// The allocation of `len` buckets (`len` a power of two).
+    fn layout(len: usize) -> Layout {
+        let size = len * std::mem::size_of::<Bucket>();
+        Layout::from_size_align(size, size.min(HUGE_PAGE))
+            .expect("a power-of-two size is a valid layout")
     }
 }
 
@@ -98,7 +99,7 @@ impl std::ops::Deref for Buckets {
 impl Drop for Buckets {
     fn drop(&mut self) {
         // SAFETY: allocated in `new` with this layout; the buckets need no drop.
-        unsafe { alloc::dealloc(self.ptr.as_ptr() as *mut u8, self.layout()) }
+        unsafe { alloc::dealloc(self.ptr.as_ptr() as *mut u8, Self::layout(self.len)) }
     }
 }
 
