@@ -67,26 +67,46 @@ pub struct Features {
     pub phase: u16,
 }
 
+/// The base-9 digits of one board row, for every window column start at once: indexed by the
+/// row's men `ours | theirs << 5` (each 5 bits, the left square lowest), lane `s` (16 bits) is
+/// the [`DIGIT`] of the two squares `s` and `s + 1`. Rows of 4 squares use the first 3 lanes.
+static ROW_DIGITS: [u64; 1024] = {
+    let mut t = [0u64; 1024];
+    let mut i = 0;
+    while i < 1024 {
+        let (ours, theirs) = (i & 31, i >> 5);
+        let mut s = 0;
+        while s < 4 {
+            let pair = ((ours >> s) & 3) | (((theirs >> s) & 3) << 2);
+            t[i] |= (DIGIT[pair] as u64) << (16 * s);
+            s += 1;
+        }
+        i += 1;
+    }
+    t
+};
+
 /// Computes the window indices of men `ours` and `theirs` (seen with `ours` moving up) into
-/// `index`.
+/// `index`. Each row's digits come packed from [`ROW_DIGITS`], and four rows' packed digits
+/// make the indices of a row of windows (each lane stays below 3^8, so lanes never carry).
 #[inline(always)]
 fn window_indices<V: Variant>(ours: u64, theirs: u64, index: &mut [u16; MAX_WINDOWS]) {
+    const { assert!(V::HALF <= 5 && V::ROWS <= 10) };
     let starts = (V::HALF - 1) as usize;
     let rows = V::ROWS as usize;
-    // digits[start][row]
-    let mut digits = [[0u16; 10]; 4];
-    for (s, col) in digits.iter_mut().enumerate().take(starts) {
-        for (r, d) in col.iter_mut().enumerate().take(rows) {
-            let b = row_bit::<V>(r as u32, s as u32);
-            let o = (ours >> b) & 3;
-            let t = (theirs >> b) & 3;
-            *d = DIGIT[(o | (t << 2)) as usize];
-        }
+    let mask = (1u64 << V::HALF) - 1;
+    let mut packed = [0u64; 10];
+    for (r, p) in packed.iter_mut().enumerate().take(rows) {
+        let b = row_bit::<V>(r as u32, 0);
+        let o = (ours >> b) & mask;
+        let t = (theirs >> b) & mask;
+        *p = ROW_DIGITS[(o | (t << 5)) as usize];
     }
     // window `r * starts + s` covers rows r..r+4 of column start s
-    for (s, col) in digits.iter().enumerate().take(starts) {
-        for (r, quad) in col[..rows].windows(4).enumerate() {
-            index[r * starts + s] = quad[0] + 9 * quad[1] + 81 * quad[2] + 729 * quad[3];
+    for (r, quad) in packed[..rows].windows(4).enumerate() {
+        let w = quad[0] + 9 * quad[1] + 81 * quad[2] + 729 * quad[3];
+        for s in 0..starts {
+            index[r * starts + s] = (w >> (16 * s)) as u16;
         }
     }
 }
