@@ -140,6 +140,11 @@ pub struct SearchParams {
     /// four, when that node was not calm) has its reverse-futility margin cut by a ply, and
     /// at a non-PV node that is not improving late moves are reduced one ply more.
     pub improving: bool,
+    /// Late-move reductions of a killer move are this many plies smaller. 0 turns it off.
+    pub lmr_killer: i32,
+    /// History pruning: at a non-PV node of depth 1 to 3, a quiet move (not the first) whose
+    /// history is below minus this times the depth is skipped. 0 turns it off.
+    pub history_prune: i32,
 }
 
 impl SearchParams {
@@ -182,6 +187,8 @@ impl SearchParams {
         lmr_cut: 0,
         futility_tt: false,
         improving: false,
+        lmr_killer: 0,
+        history_prune: 0,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -238,6 +245,8 @@ impl SearchParams {
             ("lmr-cut", self.lmr_cut.to_string()),
             ("futility-tt", self.futility_tt.to_string()),
             ("improving", self.improving.to_string()),
+            ("lmr-killer", self.lmr_killer.to_string()),
+            ("history-prune", self.history_prune.to_string()),
         ]
     }
 
@@ -297,6 +306,8 @@ impl SearchParams {
             "lmr-cut" => self.lmr_cut = int(0, 8)?,
             "futility-tt" => self.futility_tt = flag()?,
             "improving" => self.improving = flag()?,
+            "lmr-killer" => self.lmr_killer = int(0, 4)?,
+            "history-prune" => self.history_prune = int(0, HISTORY_MAX)?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -1137,6 +1148,20 @@ impl<'a, V: Variant> Worker<'a, V> {
                 self.stats.late_move_prunes += 1;
                 continue;
             }
+            // History pruning: near the leaves, a quiet move that has mostly failed is skipped.
+            if params.history_prune > 0
+                && !pv_node
+                && !is_root
+                && quiet
+                && !forced_capture
+                && i > 0
+                && (1..=3).contains(&depth)
+                && best > -WIN_BOUND
+                && self.history[history_slot(side, &m)] < -params.history_prune * depth
+            {
+                self.stats.late_move_prunes += 1;
+                continue;
+            }
             let busy_key = match busy {
                 Some(b) if i > 0 => {
                     let k = Busy::key(key, code);
@@ -1209,6 +1234,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                     }
                     if cut_node {
                         r += params.lmr_cut;
+                    }
+                    if params.lmr_killer > 0 && (code == killers[0] || code == killers[1]) {
+                        r -= params.lmr_killer;
                     }
                     if params.improving && !improving && !pv_node {
                         r += 1;

@@ -251,6 +251,8 @@ mod tests {
             ("singular-double", "1"),
             ("singular-negative", "on"),
             ("improving", "on"),
+            ("lmr-killer", "1"),
+            ("history-prune", "20"),
         ] {
             assert_ne!(with(&[(name, value)]), base, "{name}={value}");
         }
