@@ -1,7 +1,8 @@
 //! Property tests of the core formats and invariants, for every variant.
 //!
 //! - FEN write/parse round trip, Hub and DXP board string round trips;
-//! - the incremental Zobrist hash equals the hash computed from scratch along random games;
+//! - the incremental Zobrist hash equals the hash computed from scratch along random games
+//!   (and the hash predicted before a move equals the one after it);
 //! - every legal move reads back from its Hub form and its PDN form;
 //! - `fen::parse` and `notation::parse` return errors, never panic, on arbitrary text;
 //! - `movegen::count`, `movegen::has_capture`, `movegen::has_quiet_move` and
@@ -152,6 +153,10 @@ macro_rules! variant_properties {
                         prop_assert_eq!(
                             after.hash(), after.compute_hash(),
                             "after {} in {}", notation::hub(m), fen::write(&pos)
+                        );
+                        prop_assert_eq!(
+                            pos.hash_after(m), after.hash(),
+                            "hash_after {} in {}", notation::hub(m), fen::write(&pos)
                         );
                     }
                 }

@@ -269,6 +269,12 @@ impl<V: Variant> Position<V> {
         p
     }
 
+    /// The Zobrist hash of the position after `m`, without making it.
+    #[inline(always)]
+    pub fn hash_after(&self, m: &Move<V>) -> u64 {
+        self.hash ^ self.hash_delta(m)
+    }
+
     /// The position after `m` with the pieces moved but the hash left as it was: for leaf
     /// counting (perft), where no hash is read. The result must not reach a hash table.
     #[inline(always)]

@@ -883,6 +883,10 @@ impl<'a, V: Variant> Worker<'a, V> {
             return -MATE + ply as i32;
         }
         let forced_capture = list[0].is_capture();
+        // the children's buckets are fetched while this node's own is awaited
+        for m in list.iter() {
+            self.shared.tt.prefetch(pos.hash_after(m));
+        }
 
         // a singular test searches this node without one move, under the same key
         let excluded = self.excluded[ply];
@@ -1176,7 +1180,6 @@ impl<'a, V: Variant> Worker<'a, V> {
                 _ => None,
             };
             let child = pos.make(&m);
-            self.shared.tt.prefetch(child.hash());
             let child_clocks = clocks.after(&m, &child);
             let start = if m.is_irreversible() {
                 self.line.len()
