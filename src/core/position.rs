@@ -264,7 +264,7 @@ impl<V: Variant> Position<V> {
     #[inline]
     pub fn make(&self, m: &Move<V>) -> Self {
         let mut p = self.make_pieces(m);
-        p.hash = self.hash ^ self.hash_delta(m);
+        p.hash = self.hash_after(m);
         debug_assert_eq!(p.hash, p.compute_hash(), "incremental hash diverged");
         p
     }

@@ -1152,7 +1152,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                 self.stats.late_move_prunes += 1;
                 continue;
             }
-            // History pruning: near the leaves, a quiet move that has mostly failed is skipped.
+            // History pruning: near the leaves, a quiet move that has mostly failed is skipped
+            // (counted with the late-move prunes).
             if params.history_prune > 0
                 && !pv_node
                 && !is_root
