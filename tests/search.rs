@@ -343,3 +343,44 @@ fn a_won_ending_is_won_the_shortest_way_and_the_loser_holds_out_longest() {
     assert_eq!(distances, expected, "{:?}", game.moves());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Nodes of two searches to `depth` in one engine: of the start position, then of the position
+/// after the first search's first two moves (a new game between them when `new_game`).
+fn nodes_of_second_search(keep: &str, new_game: bool, depth: u32) -> (u64, u64) {
+    let mut options = Options {
+        tt_mib: 16,
+        ..Options::default()
+    };
+    options.search.set("history-keep", keep).unwrap();
+    let mut e = Engine::new(options);
+    let mut game = Game::<International>::default();
+    let first = e.search_to(&game, &Limits::depth(depth), Mode::Analyze);
+    for m in &first.pv[..2] {
+        game.play(*m).unwrap();
+    }
+    if new_game {
+        e.new_game();
+    }
+    let second = e.search_to(&game, &Limits::depth(depth), Mode::Analyze);
+    (first.nodes, second.nodes)
+}
+
+#[test]
+fn history_is_carried_to_the_next_search_when_asked_and_forgotten_by_a_new_game() {
+    let (first_off, second_off) = nodes_of_second_search("0", false, 9);
+    let (first_on, second_on) = nodes_of_second_search("100", false, 9);
+    assert_eq!(first_on, first_off, "the first search has nothing to carry");
+    assert_ne!(
+        second_on, second_off,
+        "the carried history orders the second search"
+    );
+    let (_, half) = nodes_of_second_search("50", false, 9);
+    assert_ne!(
+        half, second_on,
+        "scaled to half, the history orders differently"
+    );
+    // a new game forgets the table and the history: the same as a fresh engine
+    let (_, forgotten) = nodes_of_second_search("100", true, 9);
+    let (_, fresh) = nodes_of_second_search("0", true, 9);
+    assert_eq!(forgotten, fresh);
+}

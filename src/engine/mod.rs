@@ -8,6 +8,7 @@ pub mod egdb;
 pub mod eval;
 pub mod evaluator;
 pub mod filefmt;
+pub mod history;
 pub mod levels;
 pub mod pattern;
 pub mod rng;
@@ -193,6 +194,8 @@ pub struct Engine {
     tt: Tt,
     rng: rng::Rng,
     weights: Weights,
+    /// The move-ordering history the last search's threads ended with.
+    kept_history: history::KeptHistory,
 }
 
 impl Default for Engine {
@@ -216,6 +219,7 @@ impl Engine {
             tt,
             rng,
             weights: Weights::DEFAULT,
+            kept_history: history::KeptHistory::default(),
         }
     }
 
@@ -317,6 +321,7 @@ impl Engine {
     /// Forgets everything learnt in earlier searches.
     pub fn new_game(&mut self) {
         self.tt.clear();
+        self.kept_history.clear();
     }
 
     /// Searches the game's current position to `limits` without progress reports or a handle
@@ -402,6 +407,12 @@ impl Engine {
         if let Some(d) = level.max_depth() {
             max_depth = max_depth.min(d);
         }
+        // each thread's history from the last search of the game, when it is carried over
+        let mut seeds = (0..self.options.threads.max(1))
+            .map(|id| self.kept_history.take::<V>(id, params.history_keep))
+            .collect::<Vec<_>>()
+            .into_iter();
+        let main_seed = seeds.next().flatten();
         let shared = Shared {
             tt: &self.tt,
             stop: &handle.stop,
@@ -426,9 +437,10 @@ impl Engine {
         let main_depth = std::sync::atomic::AtomicU32::new(0);
         let ahead = self.options.search.smp_ahead;
 
-        std::thread::scope(|scope| {
+        let tables = std::thread::scope(|scope| {
             let helpers = (1..threads)
-                .filter_map(|id| {
+                .zip(seeds)
+                .filter_map(|(id, seed)| {
                     let shared = &shared;
                     let history = &history;
                     let helper_best = &helper_best;
@@ -437,7 +449,7 @@ impl Engine {
                     std::thread::Builder::new()
                         .stack_size(64 << 20)
                         .spawn_scoped(scope, move || {
-                            let mut w = Worker::<V>::new(shared, false, history);
+                            let mut w = Worker::<V>::new(shared, false, history).with_history(seed);
                             let mut order = root;
                             let mut d = 1 + (id as i32 % 2);
                             let mut score = 0;
@@ -462,12 +474,13 @@ impl Engine {
                                 }
                             }
                             w.finish();
+                            w.into_history()
                         })
                         .ok()
                 })
                 .collect::<Vec<_>>();
 
-            let mut w = Worker::<V>::new(&shared, true, &history);
+            let mut w = Worker::<V>::new(&shared, true, &history).with_history(main_seed);
             let mut order = root.clone();
             let mut score: i32 = 0;
             let mut stable = 0;
@@ -555,9 +568,11 @@ impl Engine {
             }
             w.finish();
             handle.stop.store(true, Ordering::Relaxed);
+            let mut tables = vec![w.into_history()];
             for h in helpers {
-                let _ = h.join();
+                tables.push(h.join().unwrap_or_default());
             }
+            tables
         });
         // a helper that completed a deeper iteration than the main thread has the better move
         if let Ok((depth, score, pv)) = helper_best.into_inner() {
@@ -572,6 +587,7 @@ impl Engine {
         }
         out.nodes = shared.nodes.load(Ordering::Relaxed);
         out.time = clock.elapsed();
+        self.kept_history.keep::<V>(tables);
         if !level.is_full() && mode != Mode::Analyze {
             self.weaken(game, &mut out, level, max_depth);
         }

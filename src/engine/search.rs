@@ -145,6 +145,15 @@ pub struct SearchParams {
     /// History pruning: at a non-PV node of depth 1 to 3, a quiet move (not the first) whose
     /// history is below minus this times the depth is skipped. 0 turns it off.
     pub history_prune: i32,
+    /// History carried between the searches of one game: each thread starts a search from the
+    /// history it ended the previous one with, scaled to this percent. 0 starts each afresh.
+    pub history_keep: i32,
+    /// Late-move reductions of a quiet move after which the opponent must capture (an offer
+    /// or exchange, the stuff of combinations) are this many plies smaller. 0 turns it off.
+    pub lmr_forcing: i32,
+    /// The threat ply of `threat_ply` is also given below the horizon (at the quiet ends of
+    /// the capture search), once a line.
+    pub threat_deep: bool,
 }
 
 impl SearchParams {
@@ -189,6 +198,9 @@ impl SearchParams {
         improving: false,
         lmr_killer: 0,
         history_prune: 0,
+        history_keep: 0,
+        lmr_forcing: 0,
+        threat_deep: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -247,6 +259,9 @@ impl SearchParams {
             ("improving", self.improving.to_string()),
             ("lmr-killer", self.lmr_killer.to_string()),
             ("history-prune", self.history_prune.to_string()),
+            ("history-keep", self.history_keep.to_string()),
+            ("lmr-forcing", self.lmr_forcing.to_string()),
+            ("threat-deep", self.threat_deep.to_string()),
         ]
     }
 
@@ -308,6 +323,9 @@ impl SearchParams {
             "improving" => self.improving = flag()?,
             "lmr-killer" => self.lmr_killer = int(0, 4)?,
             "history-prune" => self.history_prune = int(0, HISTORY_MAX)?,
+            "history-keep" => self.history_keep = int(0, 100)?,
+            "lmr-forcing" => self.lmr_forcing = int(0, 4)?,
+            "threat-deep" => self.threat_deep = flag()?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -557,6 +575,8 @@ pub struct Worker<'a, V: Variant> {
     excluded: Vec<u32>,
     /// Double singular extensions on the line down to each ply.
     doubles: Vec<u8>,
+    /// Whether the quiescence above each ply has already given a threat ply (`threat_deep`).
+    threat_taken: Vec<bool>,
     /// The static score of each ply's node on the line, when it was calm (for `improving`).
     static_evals: Vec<Option<i32>>,
     /// Hashes of the positions on the current line, the game's reversible history first.
@@ -602,6 +622,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             came_by: vec![0; MAX_PLY + 2],
             excluded: vec![0; MAX_PLY + 2],
             doubles: vec![0; MAX_PLY + 2],
+            threat_taken: vec![false; MAX_PLY + 2],
             static_evals: vec![None; MAX_PLY + 2],
             line,
             line_start,
@@ -618,6 +639,21 @@ impl<'a, V: Variant> Worker<'a, V> {
             root_score: -INF,
             stats: SearchStats::default(),
         }
+    }
+
+    /// Starts this worker's move-ordering history from `table` (one an earlier worker ended
+    /// with, see [`into_history`](Self::into_history)); `None` or a table of another size
+    /// leaves it empty.
+    pub fn with_history(mut self, table: Option<Vec<i32>>) -> Self {
+        if let Some(t) = table.filter(|t| t.len() == self.history.len()) {
+            self.history = t;
+        }
+        self
+    }
+
+    /// The move-ordering history this worker ended with.
+    pub fn into_history(self) -> Vec<i32> {
+        self.history
     }
 
     /// This worker's counters since it was made.
@@ -845,6 +881,8 @@ impl<'a, V: Variant> Worker<'a, V> {
         }
 
         let mut list = MoveList::new();
+        // whether this quiet node below the horizon searches its moves because of a threat
+        let mut threat_node = false;
         match root_moves {
             Some(r) => {
                 debug_assert!(depth >= 1, "the root is searched to depth 1 at least");
@@ -861,7 +899,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                     return -MATE + ply as i32;
                 }
                 let params = &self.shared.params;
-                let threatened = depth == 0
+                let deep = params.threat_deep && depth < 0 && !self.threat_taken[ply];
+                let threatened = (depth == 0 || deep)
                     && ((params.threat_ply && movegen::opponent_has_capture(pos))
                         || (params.promo_ply && movegen::has_promotion_move(pos)));
                 if !threatened {
@@ -875,6 +914,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                         return e;
                     }
                 }
+                threat_node = true;
                 movegen::generate_quiet(pos, &mut list);
             }
             None => movegen::generate(pos, &mut list),
@@ -1093,6 +1133,8 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
         }
 
+        // below the horizon, one threat ply a line
+        self.threat_taken[ply + 1] = depth <= 0 && (self.threat_taken[ply] || threat_node);
         let old_alpha = alpha;
         let mut best = -INF;
         let mut best_code = 0u32;
@@ -1241,6 +1283,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                     }
                     if params.lmr_killer > 0 && (code == killers[0] || code == killers[1]) {
                         r -= params.lmr_killer;
+                    }
+                    if params.lmr_forcing > 0 && movegen::has_capture(&child) {
+                        r -= params.lmr_forcing;
                     }
                     if params.improving && !improving && !pv_node {
                         r += 1;

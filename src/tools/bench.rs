@@ -253,6 +253,8 @@ mod tests {
             ("improving", "on"),
             ("lmr-killer", "1"),
             ("history-prune", "20"),
+            ("lmr-forcing", "1"),
+            ("threat-deep", "on"),
         ] {
             assert_ne!(with(&[(name, value)]), base, "{name}={value}");
         }
