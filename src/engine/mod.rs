@@ -407,8 +407,9 @@ impl Engine {
         if let Some(d) = level.max_depth() {
             max_depth = max_depth.min(d);
         }
+        let threads = self.options.threads.max(1);
         // each thread's history from the last search of the game, when it is carried over
-        let mut seeds = (0..self.options.threads.max(1))
+        let mut seeds = (0..threads)
             .map(|id| self.kept_history.take::<V>(id, params.history_keep))
             .collect::<Vec<_>>()
             .into_iter();
@@ -428,7 +429,6 @@ impl Engine {
         let history = game.reversible_hashes();
         let clocks = game.clocks();
         let root: Vec<Move<V>> = legal.iter().copied().collect();
-        let threads = self.options.threads.max(1);
         let ponder_hit = &handle.ponder_hit;
         // the deepest iteration a helper completed: its depth, score and line
         let helper_best: std::sync::Mutex<(u32, i32, Vec<Move<V>>)> =

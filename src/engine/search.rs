@@ -881,8 +881,6 @@ impl<'a, V: Variant> Worker<'a, V> {
         }
 
         let mut list = MoveList::new();
-        // whether this quiet node below the horizon searches its moves because of a threat
-        let mut threat_node = false;
         match root_moves {
             Some(r) => {
                 debug_assert!(depth >= 1, "the root is searched to depth 1 at least");
@@ -914,7 +912,6 @@ impl<'a, V: Variant> Worker<'a, V> {
                         return e;
                     }
                 }
-                threat_node = true;
                 movegen::generate_quiet(pos, &mut list);
             }
             None => movegen::generate(pos, &mut list),
@@ -1133,8 +1130,11 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
         }
 
-        // below the horizon, one threat ply a line
-        self.threat_taken[ply + 1] = depth <= 0 && (self.threat_taken[ply] || threat_node);
+        // below the horizon, one threat ply a line (a node there that searches quiet moves is
+        // one that took a threat ply)
+        if params.threat_deep {
+            self.threat_taken[ply + 1] = depth <= 0 && (self.threat_taken[ply] || !forced_capture);
+        }
         let old_alpha = alpha;
         let mut best = -INF;
         let mut best_code = 0u32;
