@@ -1157,9 +1157,10 @@ impl<'a, V: Variant> Worker<'a, V> {
                     // pick the best remaining move
                     let scores = &mut self.scores[ply];
                     let mut bi = i;
-                    for j in i + 1..n {
-                        if scores[j] > scores[bi] {
-                            bi = j;
+                    let mut top = scores[i];
+                    for (j, &s) in scores[..n].iter().enumerate().skip(i + 1) {
+                        if s > top {
+                            (bi, top) = (j, s);
                         }
                     }
                     moves.swap(i, bi);
@@ -1178,6 +1179,11 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             let quiet = !m.is_capture() && !m.is_promotion();
             if futile && quiet && i > 0 && best > -WIN_BOUND {
+                // the order puts quiet moves last, so every move after this one is pruned too
+                if first_pass {
+                    self.stats.futility_move_prunes += (n - next) as u64;
+                    next = n;
+                }
                 self.stats.futility_move_prunes += 1;
                 continue;
             }
@@ -1191,6 +1197,11 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && i >= params.late_move_count * depth as usize
                 && best > -WIN_BOUND
             {
+                // so is every later move (all quiet: the order puts promotions first)
+                if first_pass {
+                    self.stats.late_move_prunes += (n - next) as u64;
+                    next = n;
+                }
                 self.stats.late_move_prunes += 1;
                 continue;
             }
