@@ -45,6 +45,10 @@ pub struct SearchParams {
     pub futility_margin: i32,
     /// Deepest remaining depth at which reverse futility pruning applies.
     pub futility_depth: i32,
+    /// Razoring: a calm non-PV node of depth 1 or 2 whose static score is at least this far
+    /// (per ply of depth) below alpha, and in which no man can promote, returns that score
+    /// without searching a move. 0 turns it off.
+    pub razor_margin: i32,
     /// Late-move pruning: at depth 1 and 2 of non-PV nodes, quiet moves after this many (times
     /// the depth) are skipped. 0 turns it off.
     pub late_move_count: usize,
@@ -75,6 +79,9 @@ pub struct SearchParams {
     /// Lazy SMP: when a helper completed a deeper iteration than the main thread, its move is
     /// played (not in analysis, whose lines are the main thread's).
     pub smp_vote: bool,
+    /// Lazy SMP: helper threads make singular tests and extensions too. Off, a helper searches
+    /// a lighter tree than the main thread's and fills the table ahead of it.
+    pub smp_helper_singular: bool,
     /// A quiet man move onto the row before promotion is searched one ply deeper (the
     /// promotion it threatens is then inside the tree).
     pub promo_ext: bool,
@@ -167,6 +174,7 @@ impl SearchParams {
         lmr_divisor: 188,
         futility_margin: 67,
         futility_depth: 3,
+        razor_margin: 0,
         late_move_count: 12,
         threat_ply: true,
         iir_depth: 0,
@@ -177,6 +185,7 @@ impl SearchParams {
         counter_move: false,
         smp_ahead: false,
         smp_vote: false,
+        smp_helper_singular: true,
         promo_ext: false,
         promo_ply: false,
         threat_margin: 185,
@@ -224,6 +233,7 @@ impl SearchParams {
             ("lmr-divisor", self.lmr_divisor.to_string()),
             ("futility-margin", self.futility_margin.to_string()),
             ("futility-depth", self.futility_depth.to_string()),
+            ("razor-margin", self.razor_margin.to_string()),
             ("late-move-count", self.late_move_count.to_string()),
             ("threat-ply", self.threat_ply.to_string()),
             ("iir-depth", self.iir_depth.to_string()),
@@ -234,6 +244,7 @@ impl SearchParams {
             ("counter-move", self.counter_move.to_string()),
             ("smp-ahead", self.smp_ahead.to_string()),
             ("smp-vote", self.smp_vote.to_string()),
+            ("smp-helper-singular", self.smp_helper_singular.to_string()),
             ("promo-ext", self.promo_ext.to_string()),
             ("promo-ply", self.promo_ply.to_string()),
             ("threat-margin", self.threat_margin.to_string()),
@@ -288,6 +299,7 @@ impl SearchParams {
             "lmr-divisor" => self.lmr_divisor = int(0, 1000)?,
             "futility-margin" => self.futility_margin = int(0, 1000)?,
             "futility-depth" => self.futility_depth = int(0, 10)?,
+            "razor-margin" => self.razor_margin = int(0, 1000)?,
             "late-move-count" => self.late_move_count = int(0, 64)? as usize,
             "threat-ply" => self.threat_ply = flag()?,
             "iir-depth" => self.iir_depth = int(0, 64)?,
@@ -298,6 +310,7 @@ impl SearchParams {
             "counter-move" => self.counter_move = flag()?,
             "smp-ahead" => self.smp_ahead = flag()?,
             "smp-vote" => self.smp_vote = flag()?,
+            "smp-helper-singular" => self.smp_helper_singular = flag()?,
             "promo-ext" => self.promo_ext = flag()?,
             "promo-ply" => self.promo_ply = flag()?,
             "threat-margin" => self.threat_margin = int(0, 1000)?,
@@ -999,6 +1012,18 @@ impl<'a, V: Variant> Worker<'a, V> {
                 return stand;
             }
         }
+        // Razoring: further below alpha still, not even the first quiet move is tried.
+        if let Some(stand) = calm_eval {
+            if params.razor_margin > 0
+                && mfp
+                && excluded == 0
+                && stand + params.razor_margin * depth <= alpha
+                && !movegen::has_promotion_move(pos)
+            {
+                self.stats.futility_prunes += 1;
+                return stand;
+            }
+        }
         // Futility of quiet moves: far below alpha, a quiet move is not expected to bring the
         // score back, so only the first one is searched.
         let futile = mfp && calm_eval.is_some_and(|e| e + params.move_futility * depth <= alpha);
@@ -1040,6 +1065,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         let mut singular_ext = 0i32;
         if let Some(e) = tt_entry {
             if params.singular_depth > 0
+                && (self.main || params.smp_helper_singular)
                 && !is_root
                 && excluded == 0
                 && depth >= params.singular_depth
@@ -1461,6 +1487,71 @@ mod tests {
         assert!(h > 0 && h <= HISTORY_MAX, "{h}");
         gravity(&mut h, -400);
         assert!(h < HISTORY_MAX);
+    }
+
+    /// What one worker's search of the start position to `depth` counts.
+    fn search_start(params: SearchParams, main: bool, depth: i32) -> SearchStats {
+        use crate::core::variant::International;
+        use crate::engine::evaluator::EvalKind;
+        use crate::engine::time::Limits;
+        let tt = Tt::new(16);
+        let stop = AtomicBool::new(false);
+        let clock = Clock::new(&Limits::default(), false);
+        let shared = Shared {
+            tt: &tt,
+            stop: &stop,
+            nodes: AtomicU64::new(0),
+            clock: &clock,
+            node_limit: None,
+            eval: Evaluator::for_variant::<International>(
+                EvalKind::Learned,
+                None,
+                &Default::default(),
+            ),
+            params,
+            ponder_hit: None,
+            egdb: None,
+            busy: None,
+        };
+        let pos = Position::<International>::start();
+        let moves: Vec<_> = movegen::legal_moves(&pos).iter().copied().collect();
+        let mut w = Worker::new(&shared, main, &[pos.hash()]);
+        for d in 1..=depth {
+            w.root(&pos, DrawClocks::initial(&pos), &moves, d, -INF, INF);
+        }
+        w.stats()
+    }
+
+    /// The singular tests one worker makes searching the start position to depth 12.
+    fn singular_tests(main: bool, helper_singular: bool) -> u64 {
+        let params = SearchParams {
+            smp_helper_singular: helper_singular,
+            ..SearchParams::DEFAULT
+        };
+        search_start(params, main, 12).singular_tests
+    }
+
+    #[test]
+    fn razoring_cuts_nodes_below_alpha() {
+        let off = search_start(SearchParams::DEFAULT, true, 10);
+        let on = search_start(
+            SearchParams {
+                razor_margin: 1,
+                ..SearchParams::DEFAULT
+            },
+            true,
+            10,
+        );
+        assert!(on.futility_prunes > off.futility_prunes, "{on:?} {off:?}");
+        assert!(on.nodes < off.nodes, "{} >= {}", on.nodes, off.nodes);
+    }
+
+    #[test]
+    fn helpers_make_singular_tests_only_when_told() {
+        assert!(singular_tests(true, false) > 0);
+        assert_eq!(singular_tests(true, false), singular_tests(true, true));
+        assert_eq!(singular_tests(false, false), 0);
+        assert_eq!(singular_tests(false, true), singular_tests(true, true));
     }
 
     #[test]
