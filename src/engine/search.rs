@@ -970,7 +970,8 @@ impl<'a, V: Variant> Worker<'a, V> {
         // same side's score two plies up.
         let rfp = params.futility_margin > 0 && depth <= params.futility_depth;
         let mfp = params.move_futility > 0 && depth <= 2;
-        let prunable = !pv_node && !is_root && (rfp || mfp) && beta.abs() < WIN_BOUND;
+        let razor = params.razor_margin > 0 && depth <= 2;
+        let prunable = !pv_node && !is_root && (rfp || mfp || razor) && beta.abs() < WIN_BOUND;
         let static_eval = if (prunable || params.improving)
             && !forced_capture
             && depth >= 1
@@ -1003,22 +1004,15 @@ impl<'a, V: Variant> Worker<'a, V> {
                 }
                 _ => stand,
             });
-        // Reverse futility: far above beta in a calm position at low depth, the side to move
-        // is assumed to keep its edge.
-        if let Some(stand) = calm_eval {
+        if let Some(stand) = calm_eval.filter(|_| excluded == 0) {
+            // Reverse futility: far above beta in a calm position at low depth, the side to
+            // move is assumed to keep its edge.
             let margin = params.futility_margin * (depth - improving as i32);
-            if rfp && excluded == 0 && stand - margin >= beta {
-                self.stats.futility_prunes += 1;
-                return stand;
-            }
-        }
-        // Razoring: further below alpha still, not even the first quiet move is tried.
-        if let Some(stand) = calm_eval {
-            if params.razor_margin > 0
-                && mfp
-                && excluded == 0
-                && stand + params.razor_margin * depth <= alpha
-                && !movegen::has_promotion_move(pos)
+            // Razoring: far below alpha with no promotion to make, no move is tried.
+            if (rfp && stand - margin >= beta)
+                || (razor
+                    && stand + params.razor_margin * depth <= alpha
+                    && !movegen::has_promotion_move(pos))
             {
                 self.stats.futility_prunes += 1;
                 return stand;
@@ -1514,10 +1508,17 @@ mod tests {
             busy: None,
         };
         let pos = Position::<International>::start();
-        let moves: Vec<_> = movegen::legal_moves(&pos).iter().copied().collect();
+        let moves = movegen::legal_moves(&pos);
         let mut w = Worker::new(&shared, main, &[pos.hash()]);
         for d in 1..=depth {
-            w.root(&pos, DrawClocks::initial(&pos), &moves, d, -INF, INF);
+            w.root(
+                &pos,
+                DrawClocks::initial(&pos),
+                moves.as_slice(),
+                d,
+                -INF,
+                INF,
+            );
         }
         w.stats()
     }
@@ -1548,10 +1549,11 @@ mod tests {
 
     #[test]
     fn helpers_make_singular_tests_only_when_told() {
-        assert!(singular_tests(true, false) > 0);
-        assert_eq!(singular_tests(true, false), singular_tests(true, true));
+        let main = singular_tests(true, false);
+        assert!(main > 0);
+        assert_eq!(main, singular_tests(true, true));
         assert_eq!(singular_tests(false, false), 0);
-        assert_eq!(singular_tests(false, true), singular_tests(true, true));
+        assert_eq!(singular_tests(false, true), main);
     }
 
     #[test]
