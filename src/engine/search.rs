@@ -161,6 +161,15 @@ pub struct SearchParams {
     /// The threat ply of `threat_ply` is also given below the horizon (at the quiet ends of
     /// the capture search), once a line.
     pub threat_deep: bool,
+    /// A singular test's result is kept in the table under the node's key mixed with the
+    /// excluded move, so that a later visit (a re-search, or another thread) need not repeat it.
+    pub singular_key: bool,
+    /// Quiet moves at nodes of `order_eval_depth` or more are ordered by history plus this
+    /// many history points per hundredth of the static score after the move (a move that
+    /// offers the opponent a capture keeps the score before it). 0 turns it off.
+    pub order_eval: i32,
+    /// Shallowest remaining depth at which `order_eval` orders quiet moves.
+    pub order_eval_depth: i32,
 }
 
 impl SearchParams {
@@ -210,6 +219,9 @@ impl SearchParams {
         history_keep: 0,
         lmr_forcing: 0,
         threat_deep: false,
+        singular_key: false,
+        order_eval: 0,
+        order_eval_depth: 4,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -273,6 +285,9 @@ impl SearchParams {
             ("history-keep", self.history_keep.to_string()),
             ("lmr-forcing", self.lmr_forcing.to_string()),
             ("threat-deep", self.threat_deep.to_string()),
+            ("singular-key", self.singular_key.to_string()),
+            ("order-eval", self.order_eval.to_string()),
+            ("order-eval-depth", self.order_eval_depth.to_string()),
         ]
     }
 
@@ -339,6 +354,9 @@ impl SearchParams {
             "history-keep" => self.history_keep = int(0, 100)?,
             "lmr-forcing" => self.lmr_forcing = int(0, 4)?,
             "threat-deep" => self.threat_deep = flag()?,
+            "singular-key" => self.singular_key = flag()?,
+            "order-eval" => self.order_eval = int(0, 10_000)?,
+            "order-eval-depth" => self.order_eval_depth = int(1, 64)?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -446,6 +464,12 @@ const MAX_DEFERRED: usize = 32;
 pub fn encode<V: Variant>(m: &Move<V>) -> u32 {
     let cap = (m.captured().0.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44) as u32;
     m.from_bit() | m.to_bit() << 6 | cap << 12
+}
+
+/// What a singular test's key is mixed with: the excluded move's code spread over the word.
+#[inline]
+fn excluded_key(code: u32) -> u64 {
+    (u64::from(code) | 1 << 40).wrapping_mul(0xD6E8_FEB8_6659_FD93)
 }
 
 /// Adjusts a proven score (a mate or a database win) from "distance from root" to "distance
@@ -938,9 +962,15 @@ impl<'a, V: Variant> Worker<'a, V> {
             self.shared.tt.prefetch(pos.hash_after(m));
         }
 
-        // a singular test searches this node without one move, under the same key
+        // a singular test searches this node without one move, under the same key or (with
+        // `singular_key`) under one of its own
         let excluded = self.excluded[ply];
-        let key = pos.hash();
+        let own_key = excluded != 0 && self.shared.params.singular_key;
+        let key = if own_key {
+            pos.hash() ^ excluded_key(excluded)
+        } else {
+            pos.hash()
+        };
         let mut tt_move = 0;
         let mut tt_entry = None;
         self.stats.tt_probes += 1;
@@ -948,7 +978,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             self.stats.tt_hits += 1;
             tt_move = e.mv;
             tt_entry = Some(e);
-            if !pv_node && !is_root && excluded == 0 && e.depth >= depth {
+            if !pv_node && !is_root && (excluded == 0 || own_key) && e.depth >= depth {
                 let s = from_tt(e.score, ply);
                 let cut = match e.bound {
                     Bound::Exact => true,
@@ -1128,7 +1158,17 @@ impl<'a, V: Variant> Worker<'a, V> {
             0
         };
         let n = list.len();
+        let by_eval = params.order_eval > 0 && depth >= params.order_eval_depth && !forced_capture;
         if !is_root {
+            let eval = &self.shared.eval;
+            // the score a move that offers a capture is taken to keep
+            let level = if by_eval {
+                static_eval
+                    .unwrap_or_else(|| eval.evaluate(pos))
+                    .clamp(-1000, 1000)
+            } else {
+                0
+            };
             let scores = &mut self.scores[ply];
             for (i, m) in list.iter().enumerate() {
                 let code = encode(m);
@@ -1144,6 +1184,15 @@ impl<'a, V: Variant> Worker<'a, V> {
                     1 << 22
                 } else if code == counter {
                     1 << 21
+                } else if by_eval {
+                    let child = pos.make(m);
+                    let e = if movegen::has_capture(&child) {
+                        level
+                    } else {
+                        -eval.evaluate(&child).clamp(-1000, 1000)
+                    };
+                    (self.history[history_slot(side, m)] + params.order_eval * e)
+                        .clamp(-(1 << 20), 1 << 20)
                 } else {
                     self.history[history_slot(side, m)]
                 };
@@ -1431,7 +1480,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
         }
 
-        if excluded != 0 {
+        if excluded != 0 && !own_key {
             // a singular test's result is not this node's value
             return best;
         }
@@ -1485,14 +1534,18 @@ mod tests {
 
     /// What one worker's search of the start position to `depth` counts.
     fn search_start(params: SearchParams, main: bool, depth: i32) -> SearchStats {
+        search_start_in(&Tt::new(16), params, main, depth)
+    }
+
+    /// [`search_start`] with the given table.
+    fn search_start_in(tt: &Tt, params: SearchParams, main: bool, depth: i32) -> SearchStats {
         use crate::core::variant::International;
         use crate::engine::evaluator::EvalKind;
         use crate::engine::time::Limits;
-        let tt = Tt::new(16);
         let stop = AtomicBool::new(false);
         let clock = Clock::new(&Limits::default(), false);
         let shared = Shared {
-            tt: &tt,
+            tt,
             stop: &stop,
             nodes: AtomicU64::new(0),
             clock: &clock,
@@ -1545,6 +1598,56 @@ mod tests {
         );
         assert!(on.futility_prunes > off.futility_prunes, "{on:?} {off:?}");
         assert!(on.nodes < off.nodes, "{} >= {}", on.nodes, off.nodes);
+    }
+
+    /// How many table entries a search of the start position to depth 12 leaves under a
+    /// singular test's key (a position up to 4 plies deep, less one of its moves).
+    fn singular_entries(singular_key: bool) -> usize {
+        use crate::core::variant::International;
+        let tt = Tt::new(16);
+        let params = SearchParams {
+            singular_key,
+            ..SearchParams::DEFAULT
+        };
+        assert!(search_start_in(&tt, params, true, 12).singular_tests > 0);
+        let mut found = 0;
+        let mut layer = vec![Position::<International>::start()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for pos in &layer {
+                for m in movegen::legal_moves(pos).iter() {
+                    let key = pos.hash() ^ excluded_key(encode(m));
+                    found += tt.probe(key).is_some() as usize;
+                    next.push(pos.make(m));
+                }
+            }
+            next.sort_by_key(|p| p.hash());
+            next.dedup_by_key(|p| p.hash());
+            layer = next;
+        }
+        found
+    }
+
+    #[test]
+    fn singular_tests_are_kept_under_their_own_key_only_when_told() {
+        assert_eq!(singular_entries(false), 0);
+        assert!(singular_entries(true) > 0);
+    }
+
+    #[test]
+    fn quiet_moves_are_ordered_by_eval_only_where_told() {
+        let with = |order_eval, order_eval_depth| {
+            let params = SearchParams {
+                order_eval,
+                order_eval_depth,
+                ..SearchParams::DEFAULT
+            };
+            search_start(params, true, 10).nodes
+        };
+        let off = with(0, 4);
+        // deeper than the search reaches: the same tree
+        assert_eq!(with(10, 20), off);
+        assert_ne!(with(10, 4), off);
     }
 
     #[test]
