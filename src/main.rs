@@ -83,6 +83,9 @@ enum Command {
         /// times measure the time to depth.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Table size in MiB for each position (the signature is that of the default).
+        #[arg(long, default_value_t = damast::tools::bench::DEFAULT_TT_MIB)]
+        tt_size: usize,
         /// Also print, per iteration, where the nodes go: branching factor, quiescence share,
         /// table hits, first-move cutoffs, re-searches of reduced moves.
         #[arg(long)]
@@ -753,8 +756,8 @@ fn run_analyze<V: Variant>(a: AnalyzeArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn run_bench(depth: u32, stats: bool, options: &Options) -> Result<(), String> {
-    let r = bench::run(depth.clamp(1, 40), options);
+fn run_bench(depth: u32, tt_mib: usize, stats: bool, options: &Options) -> Result<(), String> {
+    let r = bench::run_with_table(depth.clamp(1, 40), tt_mib.clamp(1, 1 << 16), options);
     let mut out = std::io::stdout().lock();
     if stats {
         let _ = write!(out, "{}", bench::stats_table(&r.iterations));
@@ -1295,6 +1298,7 @@ fn main() -> ExitCode {
         Command::Bench {
             depth,
             threads,
+            tt_size,
             stats,
             search,
             eval,
@@ -1312,7 +1316,7 @@ fn main() -> ExitCode {
                 }
                 Ok(o)
             })
-            .and_then(|o| run_bench(depth, stats, &o)),
+            .and_then(|o| run_bench(depth, tt_size, stats, &o)),
         Command::Tune(TuneCommand::Generate {
             variant,
             games,

@@ -87,3 +87,16 @@ fn bench_with_two_threads_reports_the_time_to_depth_of_every_position() {
     }
     assert!(total_nodes(&out) > 0);
 }
+
+#[test]
+fn bench_table_size_is_a_setting_whose_default_keeps_the_signature() {
+    let (ok, base, _) = bench(&["--depth", "7"]);
+    assert!(ok);
+    let (ok, same, _) = bench(&["--depth", "7", "--tt-size", "16"]);
+    assert!(ok);
+    assert_eq!(total_nodes(&base), total_nodes(&same));
+    // a 1 MiB table is full at depth 7 on some positions, so the tree differs
+    let (ok, small, _) = bench(&["--depth", "7", "--tt-size", "1"]);
+    assert!(ok);
+    assert_ne!(total_nodes(&base), total_nodes(&small));
+}

@@ -84,12 +84,21 @@ impl BenchResult {
     }
 }
 
+/// The table size of the bench searches unless told otherwise (the signature's).
+pub const DEFAULT_TT_MIB: usize = 16;
+
 /// Searches every bench position to `depth` with the threads, the evaluation and the search
-/// settings of `options` and a fresh 16 MiB table each. The time counted is that of the searches
-/// (not of setting up each engine and its table). With one thread the node counts are the
-/// search's signature; with more they vary from run to run, and the times measure how fast the
-/// threads reach the depth together.
+/// settings of `options` and a fresh table of [`DEFAULT_TT_MIB`] each. The time counted is that of
+/// the searches (not of setting up each engine and its table). With one thread the node counts
+/// are the search's signature; with more they vary from run to run, and the times measure how fast
+/// the threads reach the depth together.
 pub fn run(depth: u32, options: &Options) -> BenchResult {
+    run_with_table(depth, DEFAULT_TT_MIB, options)
+}
+
+/// [`run`] with a fresh table of `tt_mib` MiB for each position (the signature holds only for
+/// [`DEFAULT_TT_MIB`]).
+pub fn run_with_table(depth: u32, tt_mib: usize, options: &Options) -> BenchResult {
     let mut per_position = Vec::with_capacity(POSITIONS.len());
     let mut per_position_seconds = Vec::with_capacity(POSITIONS.len());
     let mut iterations: Vec<SearchStats> = Vec::new();
@@ -97,7 +106,7 @@ pub fn run(depth: u32, options: &Options) -> BenchResult {
         let game: Game<International> = Game::from_fen(fen).expect("bench positions are valid");
         let mut engine = Engine::new(Options {
             threads: options.threads.max(1),
-            tt_mib: 16,
+            tt_mib: tt_mib.max(1),
             ..options.clone()
         });
         let start = Instant::now();
