@@ -671,17 +671,21 @@ fn aspiration<V: Variant>(
     } else {
         (-INF, INF)
     };
+    // plies taken off the re-searches after fail highs
+    let mut reduce = 0;
     loop {
-        let s = w.root(pos, clocks, order, depth, alpha, beta);
+        let s = w.root(pos, clocks, order, (depth - reduce).max(1), alpha, beta);
         if w.stopped() {
             return s;
         }
         if s <= alpha {
             alpha = (alpha - delta).max(-INF);
             delta *= 2;
+            reduce = 0;
         } else if s >= beta {
             beta = (beta + delta).min(INF);
             delta *= 2;
+            reduce = (reduce + 1).min(params.aspiration_reduce);
         } else {
             return s;
         }

@@ -101,6 +101,9 @@ pub struct SearchParams {
     /// Half-width of the first aspiration window around the previous iteration's score, in
     /// hundredths of a man.
     pub aspiration: i32,
+    /// After each fail high of the root's aspiration window, the re-search goes one ply less
+    /// deep, by this many plies at most (a fail low restores the depth). 0 turns it off.
+    pub aspiration_reduce: i32,
     /// When time runs out in the middle of an iteration, play the best move that iteration has
     /// proved so far (a move that beat the window's lower bound) rather than the previous
     /// iteration's.
@@ -170,6 +173,13 @@ pub struct SearchParams {
     pub order_eval: i32,
     /// Shallowest remaining depth at which `order_eval` orders quiet moves.
     pub order_eval_depth: i32,
+    /// Correction history: static scores are corrected by what searches of positions with the
+    /// same men of one colour found they missed (two tables per side to move, one keyed by
+    /// each colour's men), by this percent of the learned error. 0 turns it off.
+    pub correction: i32,
+    /// The correction history also corrects the static scores of the leaves (not only those
+    /// that decide pruning).
+    pub correction_leaves: bool,
 }
 
 impl SearchParams {
@@ -201,6 +211,7 @@ impl SearchParams {
         move_futility: 46,
         lmr_min_move: 1,
         aspiration: 7,
+        aspiration_reduce: 0,
         partial_root: false,
         time_drop: 0,
         time_nodes: 59,
@@ -222,6 +233,8 @@ impl SearchParams {
         singular_key: false,
         order_eval: 0,
         order_eval_depth: 4,
+        correction: 0,
+        correction_leaves: true,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -263,6 +276,7 @@ impl SearchParams {
             ("move-futility", self.move_futility.to_string()),
             ("lmr-min-move", self.lmr_min_move.to_string()),
             ("aspiration", self.aspiration.to_string()),
+            ("aspiration-reduce", self.aspiration_reduce.to_string()),
             ("partial-root", self.partial_root.to_string()),
             ("time-drop", self.time_drop.to_string()),
             ("time-nodes", self.time_nodes.to_string()),
@@ -288,6 +302,8 @@ impl SearchParams {
             ("singular-key", self.singular_key.to_string()),
             ("order-eval", self.order_eval.to_string()),
             ("order-eval-depth", self.order_eval_depth.to_string()),
+            ("correction", self.correction.to_string()),
+            ("correction-leaves", self.correction_leaves.to_string()),
         ]
     }
 
@@ -332,6 +348,7 @@ impl SearchParams {
             "move-futility" => self.move_futility = int(0, 1000)?,
             "lmr-min-move" => self.lmr_min_move = int(1, 64)? as usize,
             "aspiration" => self.aspiration = int(1, 1000)?,
+            "aspiration-reduce" => self.aspiration_reduce = int(0, 8)?,
             "partial-root" => self.partial_root = flag()?,
             "time-drop" => self.time_drop = int(0, 1000)?,
             "time-nodes" => self.time_nodes = int(0, 1000)?,
@@ -357,6 +374,8 @@ impl SearchParams {
             "singular-key" => self.singular_key = flag()?,
             "order-eval" => self.order_eval = int(0, 10_000)?,
             "order-eval-depth" => self.order_eval_depth = int(1, 64)?,
+            "correction" => self.correction = int(0, 200)?,
+            "correction-leaves" => self.correction_leaves = flag()?,
             _ => {
                 let names: Vec<&str> = self.values().iter().map(|(n, _)| *n).collect();
                 return Err(format!(
@@ -464,6 +483,26 @@ const MAX_DEFERRED: usize = 32;
 pub fn encode<V: Variant>(m: &Move<V>) -> u32 {
     let cap = (m.captured().0.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 44) as u32;
     m.from_bit() | m.to_bit() << 6 | cap << 12
+}
+
+/// log2 of the entries of each correction table.
+const CORR_BITS: u32 = 14;
+/// Correction entries are kept in this fraction of a score unit.
+const CORR_GRAIN: i32 = 16;
+/// The largest error (in score units) a correction entry learns from one search.
+const CORR_CLAMP: i32 = 150;
+
+/// The two correction entries of `pos`: for its side to move, one keyed by the white men and
+/// one by the black men.
+#[inline]
+fn correction_slots<V: Variant>(pos: &Position<V>) -> [usize; 2] {
+    use crate::core::variant::Color;
+    let hash = |men: u64| (men.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CORR_BITS)) as usize;
+    let base = pos.side().index() << (CORR_BITS + 1);
+    [
+        base + hash(pos.men(Color::White).0),
+        base + (1 << CORR_BITS) + hash(pos.men(Color::Black).0),
+    ]
 }
 
 /// What a singular test's key is mixed with: the excluded move's code spread over the word.
@@ -616,6 +655,8 @@ pub struct Worker<'a, V: Variant> {
     threat_taken: Vec<bool>,
     /// The static score of each ply's node on the line, when it was calm (for `improving`).
     static_evals: Vec<Option<i32>>,
+    /// Correction history (see `SearchParams::correction`), in 1/`CORR_GRAIN` of a score unit.
+    corrections: Vec<i16>,
     /// Hashes of the positions on the current line, the game's reversible history first.
     line: Vec<u64>,
     /// For each entry of `line`, the index where its reversible stretch begins.
@@ -661,6 +702,11 @@ impl<'a, V: Variant> Worker<'a, V> {
             doubles: vec![0; MAX_PLY + 2],
             threat_taken: vec![false; MAX_PLY + 2],
             static_evals: vec![None; MAX_PLY + 2],
+            corrections: if shared.params.correction > 0 {
+                vec![0; 4 << CORR_BITS]
+            } else {
+                Vec::new()
+            },
             line,
             line_start,
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -804,10 +850,34 @@ impl<'a, V: Variant> Worker<'a, V> {
     fn evaluate(&mut self, pos: &Position<V>, ply: usize) -> i32 {
         self.leaves += 1;
         self.leaf_depth_sum += ply as u64;
-        self.shared
-            .eval
-            .evaluate(pos)
-            .clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
+        let mut e = self.shared.eval.evaluate(pos);
+        if self.shared.params.correction_leaves {
+            e += self.correction(pos);
+        }
+        e.clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
+    }
+
+    /// What the correction history adds to the static score of `pos` (0 when it is off).
+    #[inline]
+    fn correction(&self, pos: &Position<V>) -> i32 {
+        let weight = self.shared.params.correction;
+        if weight == 0 {
+            return 0;
+        }
+        let [a, b] = correction_slots(pos);
+        let sum = self.corrections[a] as i32 + self.corrections[b] as i32;
+        sum * weight / (2 * CORR_GRAIN * 100)
+    }
+
+    /// Moves the correction entries of `pos` towards the error of its static score `raw`
+    /// (before correction) that a search to `depth` found, `best`.
+    fn learn_correction(&mut self, pos: &Position<V>, raw: i32, best: i32, depth: i32) {
+        let error = (best - raw).clamp(-CORR_CLAMP, CORR_CLAMP) * CORR_GRAIN;
+        let rate = depth.clamp(1, 8);
+        for slot in correction_slots(pos) {
+            let e = self.corrections[slot] as i32;
+            self.corrections[slot] = (e + (error - e) * rate / 64) as i16;
+        }
     }
 
     /// Searches the root position to `depth` (at least 1) in the window (alpha, beta);
@@ -943,7 +1013,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 }
                 // already this far below alpha, a threatened side is taken to stay there
                 if params.threat_margin > 0 && !pv_node {
-                    let e = self.shared.eval.evaluate(pos);
+                    let e = self.shared.eval.evaluate(pos) + self.correction(pos);
                     if e + params.threat_margin <= alpha {
                         self.stats.threat_prunes += 1;
                         return e;
@@ -1002,7 +1072,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         let mfp = params.move_futility > 0 && depth <= 2;
         let razor = params.razor_margin > 0 && depth <= 2;
         let prunable = !pv_node && !is_root && (rfp || mfp || razor) && beta.abs() < WIN_BOUND;
-        let static_eval = if (prunable || params.improving)
+        let raw_eval = if (prunable || params.improving)
             && !forced_capture
             && depth >= 1
             && !movegen::opponent_has_capture(pos)
@@ -1011,6 +1081,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         } else {
             None
         };
+        let static_eval = raw_eval.map(|e| e + self.correction(pos));
         let improving = params.improving && {
             self.static_evals[ply] = static_eval;
             // the same side's last calm score, two or four plies up
@@ -1491,6 +1562,17 @@ impl<'a, V: Variant> Worker<'a, V> {
         } else {
             Bound::Upper
         };
+        // the static score's error, where the search's bound tells it
+        if let (Some(raw), Some(se)) = (raw_eval, static_eval) {
+            let told = match bound {
+                Bound::Exact => true,
+                Bound::Lower => best > se,
+                Bound::Upper => best < se,
+            };
+            if params.correction > 0 && told && best.abs() < WIN_BOUND {
+                self.learn_correction(pos, raw, best, depth);
+            }
+        }
         self.shared.tt.store(
             key,
             Entry {
@@ -1648,6 +1730,91 @@ mod tests {
         // deeper than the search reaches: the same tree
         assert_eq!(with(10, 20), off);
         assert_ne!(with(10, 4), off);
+    }
+
+    #[test]
+    fn corrections_learn_the_static_error_of_their_men_and_side() {
+        use crate::core::variant::International;
+        use crate::engine::evaluator::EvalKind;
+        use crate::engine::time::Limits;
+        let stop = AtomicBool::new(false);
+        let clock = Clock::new(&Limits::default(), false);
+        let tt = Tt::new(1);
+        let shared = |correction| Shared {
+            tt: &tt,
+            stop: &stop,
+            nodes: AtomicU64::new(0),
+            clock: &clock,
+            node_limit: None,
+            eval: Evaluator::for_variant::<International>(
+                EvalKind::Learned,
+                None,
+                &Default::default(),
+            ),
+            params: SearchParams {
+                correction,
+                ..SearchParams::DEFAULT
+            },
+            ponder_hit: None,
+            egdb: None,
+            busy: None,
+        };
+        let pos = Position::<International>::start();
+        let other_side = pos.with_side(pos.side().opponent());
+        let on = shared(100);
+        let mut w = Worker::new(&on, true, &[pos.hash()]);
+        assert_eq!(w.correction(&pos), 0);
+        w.learn_correction(&pos, 10, 70, 8);
+        let first = w.correction(&pos);
+        assert!(first > 0 && first < 60, "{first}");
+        for _ in 0..200 {
+            w.learn_correction(&pos, 10, 70, 8);
+        }
+        let learned = w.correction(&pos);
+        assert!((55..=60).contains(&learned), "{learned}");
+        // the other side to move has tables of its own
+        assert_eq!(w.correction(&other_side), 0);
+        // one error this large teaches no more than the clamp
+        let mut w = Worker::new(&on, true, &[pos.hash()]);
+        for _ in 0..400 {
+            w.learn_correction(&pos, 0, 5000, 8);
+        }
+        assert!(w.correction(&pos) <= CORR_CLAMP, "{}", w.correction(&pos));
+        // half the weight, half the correction
+        let half = shared(50);
+        let mut w = Worker::new(&half, true, &[pos.hash()]);
+        for _ in 0..400 {
+            w.learn_correction(&pos, 10, 70, 8);
+        }
+        assert!(
+            (27..=30).contains(&w.correction(&pos)),
+            "{}",
+            w.correction(&pos)
+        );
+        // off: nothing kept, nothing added
+        let off = shared(0);
+        let w = Worker::new(&off, true, &[pos.hash()]);
+        assert!(w.corrections.is_empty());
+        assert_eq!(w.correction(&pos), 0);
+    }
+
+    #[test]
+    fn corrections_change_the_tree_only_when_on() {
+        let with = |correction, correction_leaves| {
+            let params = SearchParams {
+                correction,
+                correction_leaves,
+                ..SearchParams::DEFAULT
+            };
+            search_start(params, true, 10).nodes
+        };
+        let off = with(0, true);
+        assert_eq!(with(0, false), off);
+        let leaves = with(100, true);
+        let pruning = with(100, false);
+        assert_ne!(leaves, off);
+        assert_ne!(pruning, off);
+        assert_ne!(leaves, pruning);
     }
 
     #[test]

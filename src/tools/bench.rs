@@ -244,6 +244,25 @@ mod tests {
     }
 
     #[test]
+    fn shallower_re_searches_after_root_fail_highs_change_only_those_positions() {
+        let base = run(7, &Options::default());
+        let mut o = Options::default();
+        o.search.set("aspiration-reduce", "2").unwrap();
+        let reduced = run(7, &o);
+        let changed = reduced
+            .per_position
+            .iter()
+            .zip(&base.per_position)
+            .filter(|(a, b)| a != b)
+            .count();
+        // only positions whose root fails high somewhere change
+        assert!(
+            changed > 0 && changed < base.per_position.len(),
+            "{changed}"
+        );
+    }
+
+    #[test]
     fn cut_node_reductions_table_futility_and_singular_variants_change_the_tree() {
         let with = |pairs: &[(&str, &str)]| {
             let mut o = Options::default();
