@@ -1563,15 +1563,18 @@ impl<'a, V: Variant> Worker<'a, V> {
             Bound::Upper
         };
         // the static score's error, where the search's bound tells it
-        if let (Some(raw), Some(se)) = (raw_eval, static_eval) {
-            let told = match bound {
-                Bound::Exact => true,
-                Bound::Lower => best > se,
-                Bound::Upper => best < se,
-            };
-            if params.correction > 0 && told && best.abs() < WIN_BOUND {
-                self.learn_correction(pos, raw, best, depth);
+        match (raw_eval, static_eval) {
+            (Some(raw), Some(se)) if params.correction > 0 && best.abs() < WIN_BOUND => {
+                let told = match bound {
+                    Bound::Exact => true,
+                    Bound::Lower => best > se,
+                    Bound::Upper => best < se,
+                };
+                if told {
+                    self.learn_correction(pos, raw, best, depth);
+                }
             }
+            _ => {}
         }
         self.shared.tt.store(
             key,
@@ -1622,26 +1625,9 @@ mod tests {
     /// [`search_start`] with the given table.
     fn search_start_in(tt: &Tt, params: SearchParams, main: bool, depth: i32) -> SearchStats {
         use crate::core::variant::International;
-        use crate::engine::evaluator::EvalKind;
-        use crate::engine::time::Limits;
         let stop = AtomicBool::new(false);
-        let clock = Clock::new(&Limits::default(), false);
-        let shared = Shared {
-            tt,
-            stop: &stop,
-            nodes: AtomicU64::new(0),
-            clock: &clock,
-            node_limit: None,
-            eval: Evaluator::for_variant::<International>(
-                EvalKind::Learned,
-                None,
-                &Default::default(),
-            ),
-            params,
-            ponder_hit: None,
-            egdb: None,
-            busy: None,
-        };
+        let clock = unlimited_clock();
+        let shared = test_shared(tt, &stop, &clock, params);
         let pos = Position::<International>::start();
         let moves = movegen::legal_moves(&pos);
         let mut w = Worker::new(&shared, main, &[pos.hash()]);
@@ -1656,6 +1642,39 @@ mod tests {
             );
         }
         w.stats()
+    }
+
+    /// A clock without limits, for test searches.
+    fn unlimited_clock() -> Clock {
+        Clock::new(&crate::engine::time::Limits::default(), false)
+    }
+
+    /// The state a test search shares: the learned international evaluation, no node limit, no
+    /// endgame database, one thread.
+    fn test_shared<'a>(
+        tt: &'a Tt,
+        stop: &'a AtomicBool,
+        clock: &'a Clock,
+        params: SearchParams,
+    ) -> Shared<'a> {
+        use crate::core::variant::International;
+        use crate::engine::evaluator::EvalKind;
+        Shared {
+            tt,
+            stop,
+            nodes: AtomicU64::new(0),
+            clock,
+            node_limit: None,
+            eval: Evaluator::for_variant::<International>(
+                EvalKind::Learned,
+                None,
+                &Default::default(),
+            ),
+            params,
+            ponder_hit: None,
+            egdb: None,
+            busy: None,
+        }
     }
 
     /// The singular tests one worker makes searching the start position to depth 12.
@@ -1735,29 +1754,15 @@ mod tests {
     #[test]
     fn corrections_learn_the_static_error_of_their_men_and_side() {
         use crate::core::variant::International;
-        use crate::engine::evaluator::EvalKind;
-        use crate::engine::time::Limits;
         let stop = AtomicBool::new(false);
-        let clock = Clock::new(&Limits::default(), false);
+        let clock = unlimited_clock();
         let tt = Tt::new(1);
-        let shared = |correction| Shared {
-            tt: &tt,
-            stop: &stop,
-            nodes: AtomicU64::new(0),
-            clock: &clock,
-            node_limit: None,
-            eval: Evaluator::for_variant::<International>(
-                EvalKind::Learned,
-                None,
-                &Default::default(),
-            ),
-            params: SearchParams {
+        let shared = |correction| {
+            let params = SearchParams {
                 correction,
                 ..SearchParams::DEFAULT
-            },
-            ponder_hit: None,
-            egdb: None,
-            busy: None,
+            };
+            test_shared(&tt, &stop, &clock, params)
         };
         let pos = Position::<International>::start();
         let other_side = pos.with_side(pos.side().opponent());
