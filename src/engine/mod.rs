@@ -679,6 +679,9 @@ fn aspiration<V: Variant>(
             return s;
         }
         if s <= alpha {
+            if params.aspiration_pull {
+                beta = (alpha + beta) / 2;
+            }
             alpha = (alpha - delta).max(-INF);
             delta *= 2;
             reduce = 0;

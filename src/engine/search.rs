@@ -92,10 +92,12 @@ pub struct SearchParams {
     /// static score is at least this much below alpha, the static score is returned instead
     /// of searching the replies to the threat. 0 turns it off.
     pub threat_margin: i32,
-    /// Futility pruning of quiet moves: at depth 1 and 2 of calm non-PV nodes whose static score
-    /// is at least this much (per ply of depth) below alpha, only the first quiet move is
-    /// searched. 0 turns it off. On (40): +15 Elo at 3+0.03 (README).
+    /// Futility pruning of quiet moves: at depth 1 to `move_futility_depth` of calm non-PV
+    /// nodes whose static score is at least this much (per ply of depth) below alpha, only the
+    /// first quiet move is searched. 0 turns it off. On (40): +15 Elo at 3+0.03 (README).
     pub move_futility: i32,
+    /// The deepest node where quiet moves are pruned by `move_futility`.
+    pub move_futility_depth: i32,
     /// Late-move reductions start with the move of this number in the order (from 0).
     pub lmr_min_move: usize,
     /// Half-width of the first aspiration window around the previous iteration's score, in
@@ -104,6 +106,9 @@ pub struct SearchParams {
     /// After each fail high of the root's aspiration window, the re-search goes one ply less
     /// deep, by this many plies at most (a fail low restores the depth). 0 turns it off.
     pub aspiration_reduce: i32,
+    /// After a fail low of the root's aspiration window, its upper bound comes down to the
+    /// middle of the window that failed.
+    pub aspiration_pull: bool,
     /// When time runs out in the middle of an iteration, play the best move that iteration has
     /// proved so far (a move that beat the window's lower bound) rather than the previous
     /// iteration's.
@@ -159,8 +164,13 @@ pub struct SearchParams {
     /// history it ended the previous one with, scaled to this percent. 0 starts each afresh.
     pub history_keep: i32,
     /// Late-move reductions of a quiet move after which the opponent must capture (an offer
-    /// or exchange, the stuff of combinations) are this many plies smaller. 0 turns it off.
+    /// or exchange, the stuff of combinations) are this many plies smaller (larger when
+    /// negative). 0 turns it off.
     pub lmr_forcing: i32,
+    /// At a node where the opponent threatens a capture, late-move reductions of a quiet move
+    /// that parries it (after which the opponent has no capture) are this many plies smaller.
+    /// 0 turns it off.
+    pub lmr_parry: i32,
     /// The threat ply of `threat_ply` is also given below the horizon (at the quiet ends of
     /// the capture search), once a line.
     pub threat_deep: bool,
@@ -209,9 +219,11 @@ impl SearchParams {
         promo_ply: false,
         threat_margin: 185,
         move_futility: 46,
+        move_futility_depth: 2,
         lmr_min_move: 1,
         aspiration: 7,
         aspiration_reduce: 0,
+        aspiration_pull: false,
         partial_root: false,
         time_drop: 0,
         time_nodes: 59,
@@ -229,6 +241,7 @@ impl SearchParams {
         history_prune: 0,
         history_keep: 0,
         lmr_forcing: 0,
+        lmr_parry: 0,
         threat_deep: false,
         singular_key: false,
         order_eval: 0,
@@ -274,9 +287,11 @@ impl SearchParams {
             ("promo-ply", self.promo_ply.to_string()),
             ("threat-margin", self.threat_margin.to_string()),
             ("move-futility", self.move_futility.to_string()),
+            ("move-futility-depth", self.move_futility_depth.to_string()),
             ("lmr-min-move", self.lmr_min_move.to_string()),
             ("aspiration", self.aspiration.to_string()),
             ("aspiration-reduce", self.aspiration_reduce.to_string()),
+            ("aspiration-pull", self.aspiration_pull.to_string()),
             ("partial-root", self.partial_root.to_string()),
             ("time-drop", self.time_drop.to_string()),
             ("time-nodes", self.time_nodes.to_string()),
@@ -298,6 +313,7 @@ impl SearchParams {
             ("history-prune", self.history_prune.to_string()),
             ("history-keep", self.history_keep.to_string()),
             ("lmr-forcing", self.lmr_forcing.to_string()),
+            ("lmr-parry", self.lmr_parry.to_string()),
             ("threat-deep", self.threat_deep.to_string()),
             ("singular-key", self.singular_key.to_string()),
             ("order-eval", self.order_eval.to_string()),
@@ -346,9 +362,11 @@ impl SearchParams {
             "promo-ply" => self.promo_ply = flag()?,
             "threat-margin" => self.threat_margin = int(0, 1000)?,
             "move-futility" => self.move_futility = int(0, 1000)?,
+            "move-futility-depth" => self.move_futility_depth = int(1, 8)?,
             "lmr-min-move" => self.lmr_min_move = int(1, 64)? as usize,
             "aspiration" => self.aspiration = int(1, 1000)?,
             "aspiration-reduce" => self.aspiration_reduce = int(0, 8)?,
+            "aspiration-pull" => self.aspiration_pull = flag()?,
             "partial-root" => self.partial_root = flag()?,
             "time-drop" => self.time_drop = int(0, 1000)?,
             "time-nodes" => self.time_nodes = int(0, 1000)?,
@@ -369,7 +387,8 @@ impl SearchParams {
             "lmr-killer" => self.lmr_killer = int(0, 4)?,
             "history-prune" => self.history_prune = int(0, HISTORY_MAX)?,
             "history-keep" => self.history_keep = int(0, 100)?,
-            "lmr-forcing" => self.lmr_forcing = int(0, 4)?,
+            "lmr-forcing" => self.lmr_forcing = int(-4, 4)?,
+            "lmr-parry" => self.lmr_parry = int(0, 4)?,
             "threat-deep" => self.threat_deep = flag()?,
             "singular-key" => self.singular_key = flag()?,
             "order-eval" => self.order_eval = int(0, 10_000)?,
@@ -1069,7 +1088,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         // With `improving`, every calm node of depth 1 or more is scored, to compare with the
         // same side's score two plies up.
         let rfp = params.futility_margin > 0 && depth <= params.futility_depth;
-        let mfp = params.move_futility > 0 && depth <= 2;
+        let mfp = params.move_futility > 0 && depth <= params.move_futility_depth;
         let razor = params.razor_margin > 0 && depth <= 2;
         let prunable = !pv_node && !is_root && (rfp || mfp || razor) && beta.abs() < WIN_BOUND;
         let raw_eval = if (prunable || params.improving)
@@ -1122,6 +1141,11 @@ impl<'a, V: Variant> Worker<'a, V> {
         // Futility of quiet moves: far below alpha, a quiet move is not expected to bring the
         // score back, so only the first one is searched.
         let futile = mfp && calm_eval.is_some_and(|e| e + params.move_futility * depth <= alpha);
+        // the opponent threatens a capture here, so the quiet moves that parry it matter most
+        let threatened = params.lmr_parry > 0
+            && depth >= 3
+            && !forced_capture
+            && movegen::opponent_has_capture(pos);
 
         // ProbCut: a shallower search of this node that clears beta by a margin is taken as
         // proof that the full search would too.
@@ -1435,8 +1459,11 @@ impl<'a, V: Variant> Worker<'a, V> {
                     if params.lmr_killer > 0 && (code == killers[0] || code == killers[1]) {
                         r -= params.lmr_killer;
                     }
-                    if params.lmr_forcing > 0 && movegen::has_capture(&child) {
+                    if params.lmr_forcing != 0 && movegen::has_capture(&child) {
                         r -= params.lmr_forcing;
+                    }
+                    if threatened && !movegen::has_capture(&child) {
+                        r -= params.lmr_parry;
                     }
                     if params.improving && !improving && !pv_node {
                         r += 1;

@@ -282,6 +282,10 @@ mod tests {
             ("lmr-killer", "1"),
             ("history-prune", "20"),
             ("lmr-forcing", "1"),
+            ("lmr-forcing", "-1"),
+            ("move-futility-depth", "3"),
+            ("lmr-parry", "1"),
+            ("aspiration-pull", "on"),
             ("threat-deep", "on"),
         ] {
             assert_ne!(with(&[(name, value)]), base, "{name}={value}");
