@@ -1459,11 +1459,13 @@ impl<'a, V: Variant> Worker<'a, V> {
                     if params.lmr_killer > 0 && (code == killers[0] || code == killers[1]) {
                         r -= params.lmr_killer;
                     }
-                    if params.lmr_forcing != 0 && movegen::has_capture(&child) {
-                        r -= params.lmr_forcing;
-                    }
-                    if threatened && !movegen::has_capture(&child) {
-                        r -= params.lmr_parry;
+                    // whether the move leaves the opponent a capture, asked only when needed
+                    if params.lmr_forcing != 0 || threatened {
+                        if movegen::has_capture(&child) {
+                            r -= params.lmr_forcing;
+                        } else if threatened {
+                            r -= params.lmr_parry;
+                        }
                     }
                     if params.improving && !improving && !pv_node {
                         r += 1;
