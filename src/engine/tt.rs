@@ -181,8 +181,9 @@ impl Tt {
         None
     }
 
-    /// Stores an entry for `key`.
-    pub fn store(&self, key: u64, e: Entry) {
+    /// Stores an entry for `key`. An entry without a move (`mv` 0) keeps the move of the entry
+    /// it replaces for the same key.
+    pub fn store(&self, key: u64, mut e: Entry) {
         let bucket = self.bucket(key);
         let age = self.age.load(Ordering::Relaxed) as u64;
         let mut victim = 0;
@@ -190,13 +191,15 @@ impl Tt {
         for (i, s) in bucket.iter().enumerate() {
             let data = s.data.load(Ordering::Relaxed);
             if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
-                // same position: keep a deeper exact entry's move if the new one has none
+                // same position: a new entry without a move keeps the old one's, and leaves a
+                // much deeper entry as it is
                 victim = i;
                 if data != 0 && e.mv == 0 {
                     let old = unpack(data);
                     if old.depth > e.depth + 2 {
                         return;
                     }
+                    e.mv = old.mv;
                 }
                 break;
             }
@@ -271,6 +274,38 @@ mod tests {
         tt.clear();
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF0), None);
         tt.prefetch(0x1234_5678_9ABC_DEF0);
+    }
+
+    #[test]
+    fn an_entry_without_a_move_keeps_the_old_move() {
+        let tt = Tt::new(1);
+        let key = 0x0F0F_1234_5678_9ABC;
+        let deep = Entry {
+            score: 50,
+            depth: 9,
+            bound: Bound::Lower,
+            mv: 77,
+        };
+        tt.store(key, deep);
+        let shallow = Entry {
+            score: -20,
+            depth: 8,
+            bound: Bound::Upper,
+            mv: 0,
+        };
+        tt.store(key, shallow);
+        assert_eq!(tt.probe(key), Some(Entry { mv: 77, ..shallow }));
+        // a much deeper entry is left as it is by one without a move
+        let shallower = Entry {
+            depth: 5,
+            ..shallow
+        };
+        tt.store(key, deep);
+        tt.store(key, shallower);
+        assert_eq!(tt.probe(key), Some(deep));
+        // a new move replaces the old
+        tt.store(key, Entry { mv: 5, ..shallow });
+        assert_eq!(tt.probe(key).map(|e| e.mv), Some(5));
     }
 
     #[test]

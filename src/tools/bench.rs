@@ -287,6 +287,8 @@ mod tests {
             ("lmr-parry", "1"),
             ("aspiration-pull", "on"),
             ("threat-deep", "on"),
+            ("fail-low-move", "0"),
+            ("fail-low-move", "2"),
         ] {
             assert_ne!(with(&[(name, value)]), base, "{name}={value}");
         }
