@@ -205,6 +205,13 @@ pub struct SearchParams {
     /// The move a node that fails low stores in the table. `Searched` against `Best`: +15.5
     /// Elo at 3+0.03 (README).
     pub fail_low_move: FailLowMove,
+    /// Late-move reductions at a non-PV node whose position was once searched as a PV node
+    /// (the table remembers it) are this many plies smaller. 0 turns it off.
+    pub lmr_tt_pv: i32,
+    /// After a reduced move beats alpha, its full-depth re-search goes one ply deeper when
+    /// its score cleared the best by this many hundredths, one ply shallower when it did not
+    /// clear it by an eighth of that. 0 turns it off.
+    pub lmr_deeper: i32,
 }
 
 impl SearchParams {
@@ -264,6 +271,8 @@ impl SearchParams {
         correction: 0,
         correction_leaves: true,
         fail_low_move: FailLowMove::Searched,
+        lmr_tt_pv: 0,
+        lmr_deeper: 0,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -337,6 +346,8 @@ impl SearchParams {
             ("correction", self.correction.to_string()),
             ("correction-leaves", self.correction_leaves.to_string()),
             ("fail-low-move", (self.fail_low_move as i32).to_string()),
+            ("lmr-tt-pv", self.lmr_tt_pv.to_string()),
+            ("lmr-deeper", self.lmr_deeper.to_string()),
         ]
     }
 
@@ -406,6 +417,8 @@ impl SearchParams {
             "history-keep" => self.history_keep = int(0, 100)?,
             "lmr-forcing" => self.lmr_forcing = int(-4, 4)?,
             "lmr-parry" => self.lmr_parry = int(0, 4)?,
+            "lmr-tt-pv" => self.lmr_tt_pv = int(0, 4)?,
+            "lmr-deeper" => self.lmr_deeper = int(0, 1000)?,
             "threat-deep" => self.threat_deep = flag()?,
             "singular-key" => self.singular_key = flag()?,
             "order-eval" => self.order_eval = int(0, 10_000)?,
@@ -1086,11 +1099,14 @@ impl<'a, V: Variant> Worker<'a, V> {
         };
         let mut tt_move = 0;
         let mut tt_entry = None;
+        // whether this position is or was a PV node
+        let mut tt_pv = pv_node;
         self.stats.tt_probes += 1;
         if let Some(e) = self.shared.tt.probe(key) {
             self.stats.tt_hits += 1;
             tt_move = e.mv;
             tt_entry = Some(e);
+            tt_pv |= e.pv;
             if !pv_node && !is_root && (excluded == 0 || own_key) && e.depth >= depth {
                 let s = from_tt(e.score, ply);
                 let cut = match e.bound {
@@ -1476,6 +1492,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                     };
                     if pv_node {
                         r -= 1;
+                    } else if tt_pv {
+                        r -= params.lmr_tt_pv;
                     }
                     if cut_node {
                         r += params.lmr_cut;
@@ -1512,14 +1530,22 @@ impl<'a, V: Variant> Worker<'a, V> {
                     true,
                     None,
                 );
-                if score > alpha && r > 0 {
+                // how far the reduced search cleared the best so far says how deep to look
+                let adjust = if params.lmr_deeper > 0 && score > alpha && best > -WIN_BOUND {
+                    (score > best + params.lmr_deeper) as i32
+                        - (score < best + params.lmr_deeper / 8) as i32
+                } else {
+                    0
+                };
+                // (a re-search no deeper than the reduced search would tell nothing new)
+                if score > alpha && r > 0 && r + adjust > 0 {
                     self.stats.reduced_researches += 1;
                     score = -self.search_node(
                         &child,
                         child_clocks,
                         -alpha - 1,
                         -alpha,
-                        new_depth,
+                        new_depth + adjust,
                         ply + 1,
                         false,
                         !cut_node,
@@ -1640,6 +1666,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     FailLowMove::Searched if bound == Bound::Upper && tt_move != 0 => tt_move,
                     _ => best_code,
                 },
+                pv: tt_pv,
             },
         );
         best
@@ -1886,6 +1913,40 @@ mod tests {
         assert_ne!(leaves, off);
         assert_ne!(pruning, off);
         assert_ne!(leaves, pruning);
+    }
+
+    #[test]
+    fn former_pv_nodes_are_marked_and_reduced_less_only_when_told() {
+        use crate::core::variant::International;
+        let with = |lmr_tt_pv| {
+            let tt = Tt::new(16);
+            let params = SearchParams {
+                lmr_tt_pv,
+                ..SearchParams::DEFAULT
+            };
+            let nodes = search_start_in(&tt, params, true, 10).nodes;
+            let root = tt.probe(Position::<International>::start().hash());
+            (nodes, root.map(|e| e.pv))
+        };
+        let (off, root_pv) = with(0);
+        assert_eq!(root_pv, Some(true), "the root is a PV node");
+        let (on, _) = with(1);
+        assert_ne!(on, off, "the reductions change the tree");
+    }
+
+    #[test]
+    fn reduced_moves_are_re_searched_deeper_or_shallower_only_when_told() {
+        let with = |lmr_deeper| {
+            let params = SearchParams {
+                lmr_deeper,
+                ..SearchParams::DEFAULT
+            };
+            search_start(params, true, 10)
+        };
+        let off = with(0);
+        let on = with(40);
+        assert!(off.reduced_researches > 0);
+        assert_ne!(on.nodes, off.nodes);
     }
 
     #[test]

@@ -29,12 +29,15 @@ pub enum Bound {
 pub struct Entry {
     /// Stored score (mate scores relative to the stored node).
     pub score: i32,
-    /// Remaining depth the score was searched to.
+    /// Remaining depth the score was searched to (kept from -1 to 126).
     pub depth: i32,
     /// What the score means.
     pub bound: Bound,
     /// Best move as (from bit, to bit, captured-set check), 0 for none.
     pub mv: u32,
+    /// Whether the position was searched as a node of a principal variation (now or by an
+    /// earlier entry for it).
+    pub pv: bool,
 }
 
 const BUCKET: usize = 4;
@@ -236,22 +239,30 @@ impl Tt {
     }
 }
 
+/// One entry as a word: score (16 bits), depth + 1 (7), PV flag (1), bound (2), move (32),
+/// age (6).
 fn pack(e: Entry, age: u64) -> u64 {
     let score = (e.score as i16) as u16 as u64;
-    let depth = (e.depth.clamp(-1, 254) + 1) as u64;
-    score | depth << 16 | (e.bound as u64) << 24 | (e.mv as u64 & 0xFFFF_FFFF) << 26 | age << 58
+    let depth = (e.depth.clamp(-1, 126) + 1) as u64;
+    score
+        | depth << 16
+        | (e.pv as u64) << 23
+        | (e.bound as u64) << 24
+        | (e.mv as u64 & 0xFFFF_FFFF) << 26
+        | age << 58
 }
 
 fn unpack(d: u64) -> Entry {
     Entry {
         score: (d as u16) as i16 as i32,
-        depth: ((d >> 16) & 0xFF) as i32 - 1,
+        depth: ((d >> 16) & 0x7F) as i32 - 1,
         bound: match (d >> 24) & 3 {
             1 => Bound::Exact,
             2 => Bound::Lower,
             _ => Bound::Upper,
         },
         mv: ((d >> 26) & 0xFFFF_FFFF) as u32,
+        pv: (d >> 23) & 1 == 1,
     }
 }
 
@@ -267,10 +278,22 @@ mod tests {
             depth: 7,
             bound: Bound::Lower,
             mv: 0xABCDEF,
+            pv: true,
         };
         tt.store(0x1234_5678_9ABC_DEF0, e);
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF0), Some(e));
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF1), None);
+        // depths beyond the packed range are kept as the deepest it holds, the flags intact
+        let deep = Entry {
+            depth: 200,
+            pv: false,
+            ..e
+        };
+        tt.store(0x1234_5678_9ABC_DEF0, deep);
+        assert_eq!(
+            tt.probe(0x1234_5678_9ABC_DEF0),
+            Some(Entry { depth: 126, ..deep })
+        );
         tt.clear();
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF0), None);
         tt.prefetch(0x1234_5678_9ABC_DEF0);
@@ -285,6 +308,7 @@ mod tests {
             depth: 9,
             bound: Bound::Lower,
             mv: 77,
+            pv: false,
         };
         tt.store(key, deep);
         let shallow = Entry {
@@ -292,6 +316,7 @@ mod tests {
             depth: 8,
             bound: Bound::Upper,
             mv: 0,
+            pv: true,
         };
         tt.store(key, shallow);
         assert_eq!(tt.probe(key), Some(Entry { mv: 77, ..shallow }));
