@@ -209,8 +209,8 @@ pub struct SearchParams {
     /// (the table remembers it) are this many plies smaller. 0 turns it off.
     pub lmr_tt_pv: i32,
     /// After a reduced move beats alpha, its full-depth re-search goes one ply deeper when
-    /// its score cleared the best by this many hundredths, one ply shallower when it did not
-    /// clear it by an eighth of that. 0 turns it off.
+    /// its score cleared the best by this many hundredths, one ply shallower (not at all when
+    /// that is the reduced depth) when it did not clear it by an eighth of that. 0 turns it off.
     pub lmr_deeper: i32,
 }
 
