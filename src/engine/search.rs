@@ -82,6 +82,20 @@ pub struct SearchParams {
     pub probcut_margin: i32,
     /// Shallowest remaining depth at which ProbCut is tried.
     pub probcut_depth: i32,
+    /// Null move: at calm non-PV nodes of this depth or more whose static score is at least
+    /// beta, the side to move passes and a search `null_reduction` + depth/4 plies shallower
+    /// that still reaches beta cuts the node. Not after another pass, and only while the side
+    /// to move has `null_pieces` pieces or more (tempo and zugzwang rule the endgame). 0 turns
+    /// it off.
+    pub null_depth: i32,
+    /// The null move's reduction, besides a ply in four of the depth.
+    pub null_reduction: i32,
+    /// The fewest pieces of the side to move with which it may pass.
+    pub null_pieces: u32,
+    /// A table entry of this search more than this many plies deeper than a new one for the
+    /// same position, which is not exact, keeps its score and depth (taking the new move).
+    /// 0 turns it off (the new entry replaces it).
+    pub tt_keep: i32,
     /// Counter moves: the quiet move that last refuted the opponent's previous move is tried
     /// right after the killers.
     pub counter_move: bool,
@@ -233,6 +247,10 @@ impl SearchParams {
         lmr_history: 0,
         probcut_margin: 0,
         probcut_depth: 5,
+        null_depth: 0,
+        null_reduction: 3,
+        null_pieces: 8,
+        tt_keep: 0,
         counter_move: false,
         smp_ahead: false,
         smp_vote: false,
@@ -304,6 +322,10 @@ impl SearchParams {
             ("lmr-history", self.lmr_history.to_string()),
             ("probcut-margin", self.probcut_margin.to_string()),
             ("probcut-depth", self.probcut_depth.to_string()),
+            ("null-depth", self.null_depth.to_string()),
+            ("null-reduction", self.null_reduction.to_string()),
+            ("null-pieces", self.null_pieces.to_string()),
+            ("tt-keep", self.tt_keep.to_string()),
             ("counter-move", self.counter_move.to_string()),
             ("smp-ahead", self.smp_ahead.to_string()),
             ("smp-vote", self.smp_vote.to_string()),
@@ -382,6 +404,10 @@ impl SearchParams {
             "lmr-history" => self.lmr_history = int(0, 1 << 16)?,
             "probcut-margin" => self.probcut_margin = int(0, 1000)?,
             "probcut-depth" => self.probcut_depth = int(2, 64)?,
+            "null-depth" => self.null_depth = int(0, 64)?,
+            "null-reduction" => self.null_reduction = int(1, 16)?,
+            "null-pieces" => self.null_pieces = int(0, 40)? as u32,
+            "tt-keep" => self.tt_keep = int(0, 64)?,
             "counter-move" => self.counter_move = flag()?,
             "smp-ahead" => self.smp_ahead = flag()?,
             "smp-vote" => self.smp_vote = flag()?,
@@ -685,6 +711,8 @@ search_stats! {
     late_move_prunes,
     /// Nodes ended by ProbCut.
     probcuts,
+    /// Nodes ended by a null move.
+    null_cuts,
     /// Singular tests (searches of a node without its table move).
     singular_tests,
     /// Of those, the ones that extended the table move.
@@ -709,6 +737,8 @@ pub struct Worker<'a, V: Variant> {
     doubles: Vec<u8>,
     /// Whether the quiescence above each ply has already given a threat ply (`threat_deep`).
     threat_taken: Vec<bool>,
+    /// Whether each ply's node was reached by a pass (a null move).
+    passed: Vec<bool>,
     /// The static score of each ply's node on the line, when it was calm (for `improving`).
     static_evals: Vec<Option<i32>>,
     /// Correction history (see `SearchParams::correction`), in 1/`CORR_GRAIN` of a score unit.
@@ -757,6 +787,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             excluded: vec![0; MAX_PLY + 2],
             doubles: vec![0; MAX_PLY + 2],
             threat_taken: vec![false; MAX_PLY + 2],
+            passed: vec![false; MAX_PLY + 2],
             static_evals: vec![None; MAX_PLY + 2],
             corrections: if shared.params.correction > 0 {
                 vec![0; 4 << CORR_BITS]
@@ -1186,6 +1217,55 @@ impl<'a, V: Variant> Worker<'a, V> {
             && depth >= 3
             && !forced_capture
             && movegen::opponent_has_capture(pos);
+
+        // Null move: a calm side to move that is already at beta passes; if the opponent,
+        // moving twice, still cannot bring the score below beta in a shallower search, the
+        // node is cut.
+        if params.null_depth > 0
+            && !pv_node
+            && !is_root
+            && excluded == 0
+            && depth >= params.null_depth
+            && !forced_capture
+            && !self.passed[ply]
+            && ply < MAX_PLY / 2
+            && beta.abs() < WIN_BOUND
+            && pos.pieces(pos.side()).count() >= params.null_pieces
+            && !movegen::opponent_has_capture(pos)
+        {
+            let stand = static_eval
+                .unwrap_or_else(|| self.shared.eval.evaluate(pos) + self.correction(pos));
+            if stand >= beta {
+                let r = params.null_reduction + depth / 4;
+                let child = pos.with_side(pos.side().opponent());
+                self.line.push(child.hash());
+                self.line_start.push(self.line.len() - 1);
+                self.came_by[ply + 1] = 0;
+                self.passed[ply + 1] = true;
+                let s = -self.search_node(
+                    &child,
+                    clocks,
+                    -beta,
+                    -beta + 1,
+                    depth - 1 - r,
+                    ply + 1,
+                    false,
+                    !cut_node,
+                    None,
+                );
+                self.passed[ply + 1] = false;
+                self.line.pop();
+                self.line_start.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if s >= beta {
+                    self.stats.null_cuts += 1;
+                    return if s >= WIN_BOUND { beta } else { s };
+                }
+            }
+        }
+        let params = &self.shared.params;
 
         // ProbCut: a shallower search of this node that clears beta by a margin is taken as
         // proof that the full search would too.
@@ -1655,7 +1735,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             _ => {}
         }
-        self.shared.tt.store(
+        self.shared.tt.store_keeping(
             key,
             Entry {
                 score: to_tt(best, ply),
@@ -1668,6 +1748,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 },
                 pv: tt_pv,
             },
+            params.tt_keep,
         );
         best
     }
@@ -1947,6 +2028,39 @@ mod tests {
         let on = with(40);
         assert!(off.reduced_researches > 0);
         assert_ne!(on.nodes, off.nodes);
+    }
+
+    #[test]
+    fn null_moves_cut_only_when_told_and_with_enough_pieces() {
+        let with = |null_depth, null_pieces| {
+            let params = SearchParams {
+                null_depth,
+                null_pieces,
+                ..SearchParams::DEFAULT
+            };
+            search_start(params, true, 10)
+        };
+        let off = with(0, 8);
+        let on = with(4, 8);
+        // the start has 20 pieces a side: asking for 21 leaves no node where a side may pass
+        let too_few = with(4, 21);
+        assert_eq!(off.null_cuts, 0);
+        assert!(on.null_cuts > 0);
+        assert_ne!(on.nodes, off.nodes);
+        assert_eq!(too_few.null_cuts, 0);
+        assert_eq!(too_few.nodes, off.nodes);
+    }
+
+    #[test]
+    fn deep_entries_are_kept_only_when_told() {
+        let with = |tt_keep| {
+            let params = SearchParams {
+                tt_keep,
+                ..SearchParams::DEFAULT
+            };
+            search_start(params, true, 10)
+        };
+        assert_ne!(with(2).nodes, with(0).nodes);
     }
 
     #[test]
