@@ -944,6 +944,12 @@ impl<'a, V: Variant> Worker<'a, V> {
         e.clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
     }
 
+    /// The static score of `pos` with what the correction history adds: the score pruning
+    /// decisions compare with the window.
+    fn corrected_eval(&self, pos: &Position<V>) -> i32 {
+        self.shared.eval.evaluate(pos) + self.correction(pos)
+    }
+
     /// What the correction history adds to the static score of `pos` (0 when it is off).
     #[inline]
     fn correction(&self, pos: &Position<V>) -> i32 {
@@ -1100,7 +1106,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 }
                 // already this far below alpha, a threatened side is taken to stay there
                 if params.threat_margin > 0 && !pv_node {
-                    let e = self.shared.eval.evaluate(pos) + self.correction(pos);
+                    let e = self.corrected_eval(pos);
                     if e + params.threat_margin <= alpha {
                         self.stats.threat_prunes += 1;
                         return e;
@@ -1233,8 +1239,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             && pos.pieces(pos.side()).count() >= params.null_pieces
             && !movegen::opponent_has_capture(pos)
         {
-            let stand = static_eval
-                .unwrap_or_else(|| self.shared.eval.evaluate(pos) + self.correction(pos));
+            let stand = static_eval.unwrap_or_else(|| self.corrected_eval(pos));
             if stand >= beta {
                 let r = params.null_reduction + depth / 4;
                 let child = pos.with_side(pos.side().opponent());
@@ -1796,6 +1801,14 @@ mod tests {
         search_start_in(&Tt::new(16), params, main, depth)
     }
 
+    /// [`search_start`] to depth 10 on the main thread with the default settings changed by
+    /// `set`.
+    fn search_start_with(set: impl FnOnce(&mut SearchParams)) -> SearchStats {
+        let mut params = SearchParams::DEFAULT;
+        set(&mut params);
+        search_start(params, true, 10)
+    }
+
     /// [`search_start`] with the given table.
     fn search_start_in(tt: &Tt, params: SearchParams, main: bool, depth: i32) -> SearchStats {
         use crate::core::variant::International;
@@ -2017,15 +2030,8 @@ mod tests {
 
     #[test]
     fn reduced_moves_are_re_searched_deeper_or_shallower_only_when_told() {
-        let with = |lmr_deeper| {
-            let params = SearchParams {
-                lmr_deeper,
-                ..SearchParams::DEFAULT
-            };
-            search_start(params, true, 10)
-        };
-        let off = with(0);
-        let on = with(40);
+        let off = search_start_with(|p| p.lmr_deeper = 0);
+        let on = search_start_with(|p| p.lmr_deeper = 40);
         assert!(off.reduced_researches > 0);
         assert_ne!(on.nodes, off.nodes);
     }
@@ -2033,12 +2039,10 @@ mod tests {
     #[test]
     fn null_moves_cut_only_when_told_and_with_enough_pieces() {
         let with = |null_depth, null_pieces| {
-            let params = SearchParams {
-                null_depth,
-                null_pieces,
-                ..SearchParams::DEFAULT
-            };
-            search_start(params, true, 10)
+            search_start_with(|p| {
+                p.null_depth = null_depth;
+                p.null_pieces = null_pieces;
+            })
         };
         let off = with(0, 8);
         let on = with(4, 8);
@@ -2053,14 +2057,9 @@ mod tests {
 
     #[test]
     fn deep_entries_are_kept_only_when_told() {
-        let with = |tt_keep| {
-            let params = SearchParams {
-                tt_keep,
-                ..SearchParams::DEFAULT
-            };
-            search_start(params, true, 10)
-        };
-        assert_ne!(with(2).nodes, with(0).nodes);
+        let on = search_start_with(|p| p.tt_keep = 2);
+        let off = search_start_with(|p| p.tt_keep = 0);
+        assert_ne!(on.nodes, off.nodes);
     }
 
     #[test]
