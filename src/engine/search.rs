@@ -96,6 +96,10 @@ pub struct SearchParams {
     /// same position, which is not exact, keeps its score and depth (taking the new move).
     /// 0 turns it off (the new entry replaces it).
     pub tt_keep: i32,
+    /// Enhanced transposition cutoffs: at non-PV nodes of this depth or more, a child whose
+    /// table entry, searched deep enough, proves the move reaches beta cuts the node before
+    /// any move is searched. 0 turns it off.
+    pub etc_depth: i32,
     /// Counter moves: the quiet move that last refuted the opponent's previous move is tried
     /// right after the killers.
     pub counter_move: bool,
@@ -251,6 +255,7 @@ impl SearchParams {
         null_reduction: 3,
         null_pieces: 8,
         tt_keep: 0,
+        etc_depth: 0,
         counter_move: false,
         smp_ahead: false,
         smp_vote: false,
@@ -326,6 +331,7 @@ impl SearchParams {
             ("null-reduction", self.null_reduction.to_string()),
             ("null-pieces", self.null_pieces.to_string()),
             ("tt-keep", self.tt_keep.to_string()),
+            ("etc-depth", self.etc_depth.to_string()),
             ("counter-move", self.counter_move.to_string()),
             ("smp-ahead", self.smp_ahead.to_string()),
             ("smp-vote", self.smp_vote.to_string()),
@@ -408,6 +414,7 @@ impl SearchParams {
             "null-reduction" => self.null_reduction = int(1, 16)?,
             "null-pieces" => self.null_pieces = int(0, 40)? as u32,
             "tt-keep" => self.tt_keep = int(0, 64)?,
+            "etc-depth" => self.etc_depth = int(0, 64)?,
             "counter-move" => self.counter_move = flag()?,
             "smp-ahead" => self.smp_ahead = flag()?,
             "smp-vote" => self.smp_vote = flag()?,
@@ -713,6 +720,8 @@ search_stats! {
     probcuts,
     /// Nodes ended by a null move.
     null_cuts,
+    /// Nodes ended by a child's table entry (enhanced transposition cutoffs).
+    etc_cuts,
     /// Singular tests (searches of a node without its table move).
     singular_tests,
     /// Of those, the ones that extended the table move.
@@ -1271,6 +1280,29 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
         }
         let params = &self.shared.params;
+
+        // Enhanced transposition cutoff: the children's buckets were fetched when the moves
+        // were generated; one whose entry is deep enough and bounds its score at or below
+        // -beta proves that its move reaches beta.
+        if params.etc_depth > 0
+            && !pv_node
+            && !is_root
+            && excluded == 0
+            && depth >= params.etc_depth
+        {
+            for m in list.iter() {
+                let Some(e) = self.shared.tt.probe(pos.hash_after(m)) else {
+                    continue;
+                };
+                if e.depth >= depth - 1 && e.bound != Bound::Lower {
+                    let s = -from_tt(e.score, ply + 1);
+                    if s >= beta {
+                        self.stats.etc_cuts += 1;
+                        return s;
+                    }
+                }
+            }
+        }
 
         // ProbCut: a shallower search of this node that clears beta by a margin is taken as
         // proof that the full search would too.
@@ -2053,6 +2085,15 @@ mod tests {
         assert_ne!(on.nodes, off.nodes);
         assert_eq!(too_few.null_cuts, 0);
         assert_eq!(too_few.nodes, off.nodes);
+    }
+
+    #[test]
+    fn children_entries_cut_only_when_told() {
+        let off = search_start_with(|p| p.etc_depth = 0);
+        let on = search_start_with(|p| p.etc_depth = 3);
+        assert_eq!(off.etc_cuts, 0);
+        assert!(on.etc_cuts > 0);
+        assert_ne!(on.nodes, off.nodes);
     }
 
     #[test]

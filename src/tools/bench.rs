@@ -150,7 +150,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         }
     };
     let mut t = String::from(
-        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  futile-mv  threat  lmp  probcut  null  singular  sing-ext\n",
+        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  futile-mv  threat  lmp  probcut  null    etc  singular  sing-ext\n",
     );
     let mut prev = 0u64;
     for (i, s) in iterations.iter().enumerate() {
@@ -161,7 +161,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         };
         let _ = writeln!(
             t,
-            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>10} {:>7} {:>4} {:>8} {:>5} {:>9} {:>9}",
+            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>10} {:>7} {:>4} {:>8} {:>5} {:>6} {:>9} {:>9}",
             i + 1,
             s.nodes,
             ebf,
@@ -177,6 +177,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
             s.late_move_prunes,
             s.probcuts,
             s.null_cuts,
+            s.etc_cuts,
             s.singular_tests,
             s.singular_extensions,
         );
