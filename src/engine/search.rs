@@ -1167,7 +1167,9 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
         }
 
-        let params = &self.shared.params;
+        // (a copy of the shared reference, so that `params` outlives the searches below)
+        let shared = self.shared;
+        let params = &shared.params;
         // The static score of a calm node (no capture for either side) near the leaves, where
         // futility pruning may use it. (A quiet node at depth 0 only gets here when the opponent
         // threatens a capture, so it is not calm: `depth >= 1` spares the check.)
@@ -1279,7 +1281,6 @@ impl<'a, V: Variant> Worker<'a, V> {
                 }
             }
         }
-        let params = &self.shared.params;
 
         // Enhanced transposition cutoff: the children's buckets were fetched when the moves
         // were generated; one whose entry is deep enough and bounds its score at or below
@@ -1390,7 +1391,6 @@ impl<'a, V: Variant> Worker<'a, V> {
                 }
             }
         }
-        let params = &self.shared.params;
 
         let mut depth = depth;
         if list.len() == 1 && depth > 0 && !is_root && ply < MAX_PLY / 2 {

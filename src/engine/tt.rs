@@ -202,7 +202,8 @@ impl Tt {
             let data = s.data.load(Ordering::Relaxed);
             if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
                 // same position: a new entry without a move keeps the old one's, and leaves a
-                // much deeper entry as it is
+                // much deeper entry as it is; with `keep`, a much deeper entry of this search
+                // keeps its bound against a new one that is not exact
                 victim = i;
                 if data != 0 {
                     let old = unpack(data);
@@ -214,7 +215,7 @@ impl Tt {
                     } else if keep > 0
                         && e.bound != Bound::Exact
                         && old.depth > e.depth + keep
-                        && (data >> 58) & 63 == age
+                        && age_of(data) == age
                     {
                         e = Entry {
                             mv: e.mv,
@@ -226,8 +227,7 @@ impl Tt {
                 break;
             }
             let old = unpack(data);
-            let old_age = (data >> 58) & 63;
-            let stale = if old_age != age { 8 } else { 0 };
+            let stale = if age_of(data) != age { 8 } else { 0 };
             let value = old.depth - stale;
             if value < worst {
                 worst = value;
@@ -251,7 +251,7 @@ impl Tt {
             .take(n)
             .filter(|s| {
                 let d = s.data.load(Ordering::Relaxed);
-                d != 0 && (d >> 58) & 63 == age
+                d != 0 && age_of(d) == age
             })
             .count();
         (used * 1000 / n.max(1)) as u32
@@ -269,6 +269,11 @@ fn pack(e: Entry, age: u64) -> u64 {
         | (e.bound as u64) << 24
         | (e.mv as u64 & 0xFFFF_FFFF) << 26
         | age << 58
+}
+
+/// The age (search number) an entry word was stored in.
+fn age_of(d: u64) -> u64 {
+    d >> 58
 }
 
 fn unpack(d: u64) -> Entry {
