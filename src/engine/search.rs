@@ -61,9 +61,11 @@ pub struct SearchParams {
     /// (per ply of depth) below alpha, and in which no man can promote, returns that score
     /// without searching a move. 0 turns it off.
     pub razor_margin: i32,
-    /// Late-move pruning: at depth 1 and 2 of non-PV nodes, quiet moves after this many (times
-    /// the depth) are skipped. 0 turns it off.
+    /// Late-move pruning: at depth 1 to `late_move_depth` of non-PV nodes, quiet moves after
+    /// this many (times the depth) are skipped. 0 turns it off.
     pub late_move_count: usize,
+    /// The deepest remaining depth at which late-move pruning applies.
+    pub late_move_depth: i32,
     /// At the horizon, a quiet position in which the opponent threatens a capture gets one more
     /// ply of search instead of a static score.
     pub threat_ply: bool,
@@ -245,6 +247,7 @@ impl SearchParams {
         futility_depth: 3,
         razor_margin: 0,
         late_move_count: 12,
+        late_move_depth: 2,
         threat_ply: true,
         iir_depth: 0,
         history_malus: true,
@@ -321,6 +324,7 @@ impl SearchParams {
             ("futility-depth", self.futility_depth.to_string()),
             ("razor-margin", self.razor_margin.to_string()),
             ("late-move-count", self.late_move_count.to_string()),
+            ("late-move-depth", self.late_move_depth.to_string()),
             ("threat-ply", self.threat_ply.to_string()),
             ("iir-depth", self.iir_depth.to_string()),
             ("history-malus", self.history_malus.to_string()),
@@ -404,6 +408,7 @@ impl SearchParams {
             "futility-depth" => self.futility_depth = int(0, 10)?,
             "razor-margin" => self.razor_margin = int(0, 1000)?,
             "late-move-count" => self.late_move_count = int(0, 64)? as usize,
+            "late-move-depth" => self.late_move_depth = int(1, 8)?,
             "threat-ply" => self.threat_ply = flag()?,
             "iir-depth" => self.iir_depth = int(0, 64)?,
             "history-malus" => self.history_malus = flag()?,
@@ -1513,7 +1518,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && !is_root
                 && quiet
                 && !forced_capture
-                && (1..=2).contains(&depth)
+                && (1..=params.late_move_depth).contains(&depth)
                 && params.late_move_count > 0
                 && i >= params.late_move_count * depth as usize
                 && best > -WIN_BOUND
@@ -2094,6 +2099,17 @@ mod tests {
         assert_eq!(off.etc_cuts, 0);
         assert!(on.etc_cuts > 0);
         assert_ne!(on.nodes, off.nodes);
+    }
+
+    #[test]
+    fn late_moves_are_pruned_only_as_deep_as_told() {
+        let shallow = search_start_with(|p| p.late_move_count = 4);
+        let deeper = search_start_with(|p| {
+            p.late_move_count = 4;
+            p.late_move_depth = 3;
+        });
+        assert!(deeper.late_move_prunes > shallow.late_move_prunes);
+        assert_ne!(deeper.nodes, shallow.nodes);
     }
 
     #[test]
