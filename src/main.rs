@@ -93,6 +93,14 @@ enum Command {
         /// A search parameter, as the Hub's `search-<NAME>` takes it (repeatable).
         #[arg(long = "search", value_name = "NAME=VALUE")]
         search: Vec<String>,
+        /// Time to depth: also run with this many threads (e.g. 1) and print, per position,
+        /// the median times of both over `--runs` alternating runs, then the median of their
+        /// ratios (`--threads` over this).
+        #[arg(long, value_name = "THREADS")]
+        against_threads: Option<usize>,
+        /// Runs of each thread count for `--against-threads`.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
         #[command(flatten)]
         eval: EvalArgs,
     },
@@ -775,6 +783,66 @@ fn run_bench(depth: u32, tt_mib: usize, stats: bool, options: &Options) -> Resul
     Ok(())
 }
 
+/// `damast bench --against-threads`: alternating runs of the baseline thread count and of
+/// `options.threads`, then the time-to-depth comparison.
+fn run_time_to_depth(
+    depth: u32,
+    tt_mib: usize,
+    base_threads: usize,
+    runs: usize,
+    options: &Options,
+) -> Result<(), String> {
+    let depth = depth.clamp(1, 40);
+    let tt_mib = tt_mib.clamp(1, 1 << 16);
+    let runs = runs.clamp(1, 100);
+    let base_options = Options {
+        threads: base_threads.clamp(1, 256),
+        ..options.clone()
+    };
+    let bar = indicatif::ProgressBar::new(2 * runs as u64);
+    let (mut base, mut other) = (Vec::new(), Vec::new());
+    for _ in 0..runs {
+        base.push(bench::run_with_table(depth, tt_mib, &base_options));
+        bar.inc(1);
+        other.push(bench::run_with_table(depth, tt_mib, options));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let t = bench::time_to_depth(&base, &other);
+    let mut out = std::io::stdout().lock();
+    for (i, p) in t.per_position.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "position={} time-{}={:.3} time-{}={:.3} ratio={:.3} nodes-{}={} nodes-{}={}",
+            i + 1,
+            base_options.threads,
+            p.base_seconds,
+            options.threads,
+            p.seconds,
+            if p.base_seconds > 0.0 {
+                p.seconds / p.base_seconds
+            } else {
+                0.0
+            },
+            base_options.threads,
+            p.base_nodes,
+            options.threads,
+            p.nodes,
+        );
+    }
+    let _ = writeln!(
+        out,
+        "time-to-depth threads={} against={} depth={depth} runs={runs} positions={} median-ratio={:.3} total-ratio={:.3} median-node-ratio={:.3}",
+        options.threads,
+        base_options.threads,
+        t.counted,
+        t.median_ratio,
+        t.total_ratio,
+        t.median_node_ratio,
+    );
+    Ok(())
+}
+
 fn run_tune_generate<V: Variant>(
     cfg: &tune::GenerateConfig,
     out: &std::path::Path,
@@ -1301,6 +1369,8 @@ fn main() -> ExitCode {
             tt_size,
             stats,
             search,
+            against_threads,
+            runs,
             eval,
         } => eval
             .apply(Options {
@@ -1316,7 +1386,10 @@ fn main() -> ExitCode {
                 }
                 Ok(o)
             })
-            .and_then(|o| run_bench(depth, tt_size, stats, &o)),
+            .and_then(|o| match against_threads {
+                Some(base) => run_time_to_depth(depth, tt_size, base, runs, &o),
+                None => run_bench(depth, tt_size, stats, &o),
+            }),
         Command::Tune(TuneCommand::Generate {
             variant,
             games,

@@ -100,3 +100,50 @@ fn bench_table_size_is_a_setting_whose_default_keeps_the_signature() {
     assert!(ok);
     assert_ne!(total_nodes(&base), total_nodes(&small));
 }
+
+#[test]
+fn bench_compares_the_time_to_depth_of_two_thread_counts() {
+    let (ok, out, _) = bench(&[
+        "--depth",
+        "5",
+        "--threads",
+        "2",
+        "--against-threads",
+        "1",
+        "--runs",
+        "2",
+    ]);
+    assert!(ok);
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("position=")).collect();
+    assert_eq!(rows.len(), 39, "{out}");
+    for r in &rows {
+        assert!(
+            r.contains("time-1=") && r.contains("time-2=") && r.contains("ratio="),
+            "{r}"
+        );
+    }
+    // one thread is deterministic: its node counts are the single-thread bench's
+    let (ok, single, _) = bench(&["--depth", "5"]);
+    assert!(ok);
+    let one: u64 = rows
+        .iter()
+        .map(|r| {
+            r.split_whitespace()
+                .find_map(|t| t.strip_prefix("nodes-1="))
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("nodes-1= in {r}"))
+        })
+        .sum();
+    assert_eq!(one, total_nodes(&single));
+    let last = out.lines().last().expect("a summary line");
+    assert!(
+        last.starts_with("time-to-depth threads=2 against=1 depth=5 runs=2"),
+        "{last}"
+    );
+    let ratio: f64 = last
+        .split_whitespace()
+        .find_map(|t| t.strip_prefix("median-ratio="))
+        .and_then(|t| t.parse().ok())
+        .expect("median-ratio= on the summary line");
+    assert!(ratio >= 0.0);
+}

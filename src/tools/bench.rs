@@ -136,6 +136,110 @@ pub fn run_with_table(depth: u32, tt_mib: usize, options: &Options) -> BenchResu
     }
 }
 
+/// Positions whose baseline time to depth is below this many seconds are left out of the
+/// time-to-depth ratios (timer noise and set-up dominate them).
+pub const TTD_MIN_SECONDS: f64 = 0.05;
+
+/// How fast one thread count reaches the bench depth against another (time to depth): per
+/// position the median time of several runs of each, then ratios over the positions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeToDepth {
+    /// Per position: the baseline's median seconds, the compared runs' median seconds and the
+    /// medians of their node counts (baseline, compared).
+    pub per_position: Vec<TtdPosition>,
+    /// The positions counted in the ratios (baseline median of [`TTD_MIN_SECONDS`] or more).
+    pub counted: usize,
+    /// The median over the counted positions of compared time / baseline time.
+    pub median_ratio: f64,
+    /// The compared runs' total time over the baseline's (all positions, medians).
+    pub total_ratio: f64,
+    /// The median over the counted positions of compared nodes / baseline nodes.
+    pub median_node_ratio: f64,
+}
+
+/// One position of a [`TimeToDepth`] comparison (medians over the runs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TtdPosition {
+    /// Baseline seconds to the depth.
+    pub base_seconds: f64,
+    /// Compared seconds to the depth.
+    pub seconds: f64,
+    /// Baseline nodes.
+    pub base_nodes: u64,
+    /// Compared nodes.
+    pub nodes: u64,
+}
+
+/// The median of `v` (the mean of the middle two for an even count); 0 for none.
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Compares runs over the same positions: `base` (e.g. one thread) against `other` (e.g. two),
+/// each position's time and nodes taken as the median over the runs. Runs of different lengths
+/// are compared over the positions they share.
+pub fn time_to_depth(base: &[BenchResult], other: &[BenchResult]) -> TimeToDepth {
+    let positions = base
+        .iter()
+        .chain(other)
+        .map(|r| r.per_position.len().min(r.per_position_seconds.len()))
+        .min()
+        .unwrap_or(0);
+    let med = |runs: &[BenchResult], i: usize, nodes: bool| {
+        let mut v: Vec<f64> = runs
+            .iter()
+            .map(|r| {
+                if nodes {
+                    r.per_position[i] as f64
+                } else {
+                    r.per_position_seconds[i]
+                }
+            })
+            .collect();
+        median(&mut v)
+    };
+    let per_position: Vec<TtdPosition> = (0..positions)
+        .map(|i| TtdPosition {
+            base_seconds: med(base, i, false),
+            seconds: med(other, i, false),
+            base_nodes: med(base, i, true).round() as u64,
+            nodes: med(other, i, true).round() as u64,
+        })
+        .collect();
+    let counted: Vec<&TtdPosition> = per_position
+        .iter()
+        .filter(|p| p.base_seconds >= TTD_MIN_SECONDS)
+        .collect();
+    let mut times: Vec<f64> = counted.iter().map(|p| p.seconds / p.base_seconds).collect();
+    let mut nodes: Vec<f64> = counted
+        .iter()
+        .filter(|p| p.base_nodes > 0)
+        .map(|p| p.nodes as f64 / p.base_nodes as f64)
+        .collect();
+    let base_total: f64 = per_position.iter().map(|p| p.base_seconds).sum();
+    let total: f64 = per_position.iter().map(|p| p.seconds).sum();
+    TimeToDepth {
+        counted: counted.len(),
+        median_ratio: median(&mut times),
+        total_ratio: if base_total > 0.0 {
+            total / base_total
+        } else {
+            0.0
+        },
+        median_node_ratio: median(&mut nodes),
+        per_position,
+    }
+}
+
 /// The table of `damast bench --stats`: for each iteration, its nodes, the effective branching
 /// factor (its nodes over the previous iteration's), the share of nodes at depth 0 or below, the
 /// table's hit and cutoff rates, how often the first move caused a beta cutoff, and how often a
@@ -189,6 +293,50 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A bench result with the given seconds and nodes per position.
+    fn result(seconds: &[f64], nodes: &[u64]) -> BenchResult {
+        BenchResult {
+            per_position: nodes.to_vec(),
+            per_position_seconds: seconds.to_vec(),
+            nodes: nodes.iter().sum(),
+            iterations: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn time_to_depth_takes_medians_of_runs_then_of_ratios() {
+        // three positions; the last is too quick for the baseline to count
+        let base = [
+            result(&[1.0, 2.0, 0.01], &[100, 200, 1]),
+            result(&[3.0, 2.2, 0.01], &[100, 220, 1]),
+            result(&[1.2, 1.8, 0.01], &[100, 180, 1]),
+        ];
+        let two = [
+            result(&[0.6, 1.0, 0.5], &[150, 300, 9]),
+            result(&[0.9, 1.4, 0.5], &[130, 260, 9]),
+        ];
+        let t = time_to_depth(&base, &two);
+        assert_eq!(t.counted, 2);
+        // position medians: base 1.2 and 2.0, compared 0.75 and 1.2
+        assert!((t.per_position[0].base_seconds - 1.2).abs() < 1e-12);
+        assert!((t.per_position[1].seconds - 1.2).abs() < 1e-12);
+        assert_eq!(t.per_position[0].nodes, 140);
+        // ratios 0.625 and 0.6: their median is their mean
+        assert!((t.median_ratio - 0.6125).abs() < 1e-12);
+        // node ratios 1.4 and 1.4
+        assert!((t.median_node_ratio - 1.4).abs() < 1e-12);
+        // totals: 0.75 + 1.2 + 0.5 against 1.2 + 2.0 + 0.01
+        assert!((t.total_ratio - 2.45 / 3.21).abs() < 1e-12);
+    }
+
+    #[test]
+    fn time_to_depth_of_nothing_is_zero() {
+        let t = time_to_depth(&[], &[]);
+        assert_eq!(t.counted, 0);
+        assert_eq!(t.median_ratio, 0.0);
+        assert_eq!(t.total_ratio, 0.0);
+    }
 
     #[test]
     fn bench_positions_are_valid_and_varied() {
