@@ -96,10 +96,10 @@ enum Command {
         /// Time to depth: also run with this many threads (e.g. 1) and print, per position,
         /// the median times of both over `--runs` alternating runs, then the median of their
         /// ratios (`--threads` over this).
-        #[arg(long, value_name = "THREADS")]
+        #[arg(long, value_name = "THREADS", conflicts_with = "stats")]
         against_threads: Option<usize>,
         /// Runs of each thread count for `--against-threads`.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, default_value_t = 3, requires = "against_threads")]
         runs: usize,
         #[command(flatten)]
         eval: EvalArgs,

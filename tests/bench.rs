@@ -146,4 +146,9 @@ fn bench_compares_the_time_to_depth_of_two_thread_counts() {
         .and_then(|t| t.parse().ok())
         .expect("median-ratio= on the summary line");
     assert!(ratio >= 0.0);
+    // --runs without a comparison, or --stats with one, is refused rather than ignored
+    let (ok, _, err) = bench(&["--depth", "1", "--runs", "2"]);
+    assert!(!ok && err.contains("--against-threads"), "{err}");
+    let (ok, _, err) = bench(&["--depth", "1", "--stats", "--against-threads", "1"]);
+    assert!(!ok && err.contains("--stats"), "{err}");
 }
