@@ -819,11 +819,7 @@ fn run_time_to_depth(
             p.base_seconds,
             options.threads,
             p.seconds,
-            if p.base_seconds > 0.0 {
-                p.seconds / p.base_seconds
-            } else {
-                0.0
-            },
+            p.ratio(),
             base_options.threads,
             p.base_nodes,
             options.threads,

@@ -170,6 +170,17 @@ pub struct TtdPosition {
     pub nodes: u64,
 }
 
+impl TtdPosition {
+    /// Compared time over baseline time (0 when the baseline took no measurable time).
+    pub fn ratio(&self) -> f64 {
+        if self.base_seconds > 0.0 {
+            self.seconds / self.base_seconds
+        } else {
+            0.0
+        }
+    }
+}
+
 /// The median of `v` (the mean of the middle two for an even count); 0 for none.
 fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
@@ -194,32 +205,26 @@ pub fn time_to_depth(base: &[BenchResult], other: &[BenchResult]) -> TimeToDepth
         .map(|r| r.per_position.len().min(r.per_position_seconds.len()))
         .min()
         .unwrap_or(0);
-    let med = |runs: &[BenchResult], i: usize, nodes: bool| {
-        let mut v: Vec<f64> = runs
-            .iter()
-            .map(|r| {
-                if nodes {
-                    r.per_position[i] as f64
-                } else {
-                    r.per_position_seconds[i]
-                }
-            })
-            .collect();
-        median(&mut v)
+    let med = |runs: &[BenchResult], value: &dyn Fn(&BenchResult) -> f64| {
+        median(&mut runs.iter().map(value).collect::<Vec<f64>>())
     };
     let per_position: Vec<TtdPosition> = (0..positions)
-        .map(|i| TtdPosition {
-            base_seconds: med(base, i, false),
-            seconds: med(other, i, false),
-            base_nodes: med(base, i, true).round() as u64,
-            nodes: med(other, i, true).round() as u64,
+        .map(|i| {
+            let seconds = |r: &BenchResult| r.per_position_seconds[i];
+            let nodes = |r: &BenchResult| r.per_position[i] as f64;
+            TtdPosition {
+                base_seconds: med(base, &seconds),
+                seconds: med(other, &seconds),
+                base_nodes: med(base, &nodes).round() as u64,
+                nodes: med(other, &nodes).round() as u64,
+            }
         })
         .collect();
     let counted: Vec<&TtdPosition> = per_position
         .iter()
         .filter(|p| p.base_seconds >= TTD_MIN_SECONDS)
         .collect();
-    let mut times: Vec<f64> = counted.iter().map(|p| p.seconds / p.base_seconds).collect();
+    let mut times: Vec<f64> = counted.iter().map(|p| p.ratio()).collect();
     let mut nodes: Vec<f64> = counted
         .iter()
         .filter(|p| p.base_nodes > 0)
