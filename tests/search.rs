@@ -186,6 +186,10 @@ fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_thre
         o.search
             .set("smp-ahead", if threads == 3 { "on" } else { "off" })
             .unwrap();
+        // with two, every thread starts at depth 1 (no helper a ply ahead)
+        o.search
+            .set("smp-stagger", if threads == 2 { "off" } else { "on" })
+            .unwrap();
         let mut e = Engine::new(o);
         let mut main_depth = 0;
         let out = e.search(

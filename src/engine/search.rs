@@ -114,6 +114,9 @@ pub struct SearchParams {
     /// Lazy SMP: helper threads make singular tests and extensions too. Off, a helper searches
     /// a lighter tree than the main thread's and fills the table ahead of it.
     pub smp_helper_singular: bool,
+    /// Lazy SMP: every other helper thread starts one ply deeper than the main thread (so its
+    /// iterations run a depth ahead); off, all threads start at depth 1.
+    pub smp_stagger: bool,
     /// A quiet man move onto the row before promotion is searched one ply deeper (the
     /// promotion it threatens is then inside the tree).
     pub promo_ext: bool,
@@ -263,6 +266,7 @@ impl SearchParams {
         smp_ahead: false,
         smp_vote: false,
         smp_helper_singular: true,
+        smp_stagger: true,
         promo_ext: false,
         promo_ply: false,
         threat_margin: 185,
@@ -340,6 +344,7 @@ impl SearchParams {
             ("smp-ahead", self.smp_ahead.to_string()),
             ("smp-vote", self.smp_vote.to_string()),
             ("smp-helper-singular", self.smp_helper_singular.to_string()),
+            ("smp-stagger", self.smp_stagger.to_string()),
             ("promo-ext", self.promo_ext.to_string()),
             ("promo-ply", self.promo_ply.to_string()),
             ("threat-margin", self.threat_margin.to_string()),
@@ -424,6 +429,7 @@ impl SearchParams {
             "smp-ahead" => self.smp_ahead = flag()?,
             "smp-vote" => self.smp_vote = flag()?,
             "smp-helper-singular" => self.smp_helper_singular = flag()?,
+            "smp-stagger" => self.smp_stagger = flag()?,
             "promo-ext" => self.promo_ext = flag()?,
             "promo-ply" => self.promo_ply = flag()?,
             "threat-margin" => self.threat_margin = int(0, 1000)?,
