@@ -765,7 +765,7 @@ fn run_analyze<V: Variant>(a: AnalyzeArgs) -> Result<(), String> {
 }
 
 fn run_bench(depth: u32, tt_mib: usize, stats: bool, options: &Options) -> Result<(), String> {
-    let r = bench::run_with_table(depth.clamp(1, 40), tt_mib.clamp(1, 1 << 16), options);
+    let r = bench::run_with_table(depth, tt_mib, options);
     let mut out = std::io::stdout().lock();
     if stats {
         let _ = write!(out, "{}", bench::stats_table(&r.iterations));
@@ -792,8 +792,6 @@ fn run_time_to_depth(
     runs: usize,
     options: &Options,
 ) -> Result<(), String> {
-    let depth = depth.clamp(1, 40);
-    let tt_mib = tt_mib.clamp(1, 1 << 16);
     let runs = runs.clamp(1, 100);
     let base_options = Options {
         threads: base_threads.clamp(1, 256),
@@ -1382,9 +1380,12 @@ fn main() -> ExitCode {
                 }
                 Ok(o)
             })
-            .and_then(|o| match against_threads {
-                Some(base) => run_time_to_depth(depth, tt_size, base, runs, &o),
-                None => run_bench(depth, tt_size, stats, &o),
+            .and_then(|o| {
+                let (depth, tt_size) = (depth.clamp(1, 40), tt_size.clamp(1, 1 << 16));
+                match against_threads {
+                    Some(base) => run_time_to_depth(depth, tt_size, base, runs, &o),
+                    None => run_bench(depth, tt_size, stats, &o),
+                }
             }),
         Command::Tune(TuneCommand::Generate {
             variant,
