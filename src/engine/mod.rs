@@ -451,7 +451,7 @@ impl Engine {
                         .spawn_scoped(scope, move || {
                             let mut w = Worker::<V>::new(shared, false, history).with_history(seed);
                             let mut order = root;
-                            let mut d = 1 + i32::from(params.smp_stagger) * (id as i32 % 2);
+                            let mut d = params.helper_first_depth(id);
                             let mut score = 0;
                             while d <= max_depth as i32 && !shared.stop.load(Ordering::Relaxed) {
                                 score = aspiration(&mut w, &pos, clocks, &order, d, score, params);

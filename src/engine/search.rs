@@ -319,6 +319,12 @@ impl SearchParams {
         ..Self::DEFAULT
     };
 
+    /// The first iteration of helper thread `id` (the main thread is 0): depth 2 for every
+    /// other helper with [`smp_stagger`](Self::smp_stagger), else 1.
+    pub fn helper_first_depth(&self, id: usize) -> i32 {
+        1 + i32::from(self.smp_stagger && id % 2 == 1)
+    }
+
     /// The names [`set`](Self::set) takes, each with its current value's text.
     pub fn values(&self) -> Vec<(&'static str, String)> {
         vec![
@@ -2105,6 +2111,20 @@ mod tests {
         assert_eq!(off.etc_cuts, 0);
         assert!(on.etc_cuts > 0);
         assert_ne!(on.nodes, off.nodes);
+    }
+
+    #[test]
+    fn helpers_start_a_ply_ahead_only_when_staggered() {
+        let on = SearchParams::DEFAULT;
+        assert_eq!(
+            [1, 2, 3, 4].map(|id| on.helper_first_depth(id)),
+            [2, 1, 2, 1]
+        );
+        let off = SearchParams {
+            smp_stagger: false,
+            ..on
+        };
+        assert_eq!([1, 2, 3, 4].map(|id| off.helper_first_depth(id)), [1; 4]);
     }
 
     #[test]
