@@ -235,6 +235,16 @@ pub struct SearchParams {
     /// its score cleared the best by this many hundredths, one ply shallower (not at all when
     /// that is the reduced depth) when it did not clear it by an eighth of that. 0 turns it off.
     pub lmr_deeper: i32,
+    /// Late-move reductions of captures: at a non-PV node of depth 3 or more where a capture
+    /// is forced and there are several, the captures after the first two are searched this
+    /// many plies shallower (re-searched at full depth if they beat alpha). 0 turns it off.
+    pub lmr_capture: i32,
+    /// Capture history: at a node with several captures to choose from, they are ordered by
+    /// how often each (by side, from and to) caused a cutoff before, learned as the quiet
+    /// moves' history is; off, by their size and promotion only.
+    pub capture_history: bool,
+    /// Captures that take more kings are tried first among those of the same size.
+    pub capture_kings: bool,
 }
 
 impl SearchParams {
@@ -303,6 +313,9 @@ impl SearchParams {
         fail_low_move: FailLowMove::Searched,
         lmr_tt_pv: 0,
         lmr_deeper: 0,
+        lmr_capture: 0,
+        capture_history: false,
+        capture_kings: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -391,6 +404,9 @@ impl SearchParams {
             ("fail-low-move", (self.fail_low_move as i32).to_string()),
             ("lmr-tt-pv", self.lmr_tt_pv.to_string()),
             ("lmr-deeper", self.lmr_deeper.to_string()),
+            ("lmr-capture", self.lmr_capture.to_string()),
+            ("capture-history", self.capture_history.to_string()),
+            ("capture-kings", self.capture_kings.to_string()),
         ]
     }
 
@@ -469,6 +485,9 @@ impl SearchParams {
             "lmr-parry" => self.lmr_parry = int(0, 4)?,
             "lmr-tt-pv" => self.lmr_tt_pv = int(0, 4)?,
             "lmr-deeper" => self.lmr_deeper = int(0, 1000)?,
+            "lmr-capture" => self.lmr_capture = int(0, 4)?,
+            "capture-history" => self.capture_history = flag()?,
+            "capture-kings" => self.capture_kings = flag()?,
             "threat-deep" => self.threat_deep = flag()?,
             "singular-key" => self.singular_key = flag()?,
             "order-eval" => self.order_eval = int(0, 10_000)?,
@@ -791,6 +810,8 @@ pub struct Worker<'a, V: Variant> {
     /// Nodes spent under each root move (by its place in the root list) since
     /// [`clear_root_nodes`](Self::clear_root_nodes).
     root_nodes: Vec<u64>,
+    /// The history of captures (see `SearchParams::capture_history`), by side, from and to.
+    capture_history: Vec<i32>,
     stats: SearchStats,
 }
 
@@ -830,6 +851,11 @@ impl<'a, V: Variant> Worker<'a, V> {
             reductions: reductions(shared.params.lmr_divisor),
             scores: vec![[0; MAX_MOVES]; MAX_PLY],
             root_nodes: Vec::new(),
+            capture_history: if shared.params.capture_history {
+                vec![0; 2 * FROM_TO]
+            } else {
+                Vec::new()
+            },
             leaves: 0,
             seldepth: 0,
             root_score: -INF,
@@ -1438,13 +1464,32 @@ impl<'a, V: Variant> Worker<'a, V> {
             } else {
                 0
             };
+            let capture_history = params.capture_history && forced_capture && list.len() > 1;
+            // the kings a capture would take, when they order the captures
+            let their_kings = if params.capture_kings && forced_capture {
+                pos.kings(pos.side().opponent()).0
+            } else {
+                0
+            };
             let scores = &mut self.scores[ply];
             for (i, m) in list.iter().enumerate() {
                 let code = encode(m);
                 scores[i] = if code == tt_move {
                     1 << 30
                 } else if m.is_capture() {
-                    (1 << 24) + (m.capture_count() as i32) * 256 + m.is_promotion() as i32 * 64
+                    if capture_history {
+                        let h = self.capture_history[history_slot(side, m)];
+                        (1 << 24)
+                            + (m.capture_count() as i32) * (1 << 16)
+                            + m.is_promotion() as i32 * (1 << 15)
+                            + h / 2
+                    } else {
+                        let kings = (m.captured().0 & their_kings).count_ones() as i32;
+                        (1 << 24)
+                            + (m.capture_count() as i32) * 256
+                            + kings.min(2) * 96
+                            + m.is_promotion() as i32 * 64
+                    }
                 } else if m.is_promotion() {
                     1 << 23
                 } else if code == killers[0] {
@@ -1652,6 +1697,15 @@ impl<'a, V: Variant> Worker<'a, V> {
                     }
                     r = r.min(new_depth - 1).max(0);
                     self.stats.reduced += (r > 0) as u64;
+                } else if params.lmr_capture > 0
+                    && forced_capture
+                    && !pv_node
+                    && depth >= 3
+                    && i >= 2
+                    && !extended
+                {
+                    r = params.lmr_capture.min(new_depth - 1).max(0);
+                    self.stats.reduced += (r > 0) as u64;
                 }
                 score = -self.search_node(
                     &child,
@@ -1755,6 +1809,14 @@ impl<'a, V: Variant> Worker<'a, V> {
                                     }
                                 }
                             }
+                        }
+                        if params.capture_history && m.is_capture() && n > 1 {
+                            let bonus = (depth.max(1) * depth.max(1)).min(HISTORY_MAX / 4);
+                            for tried in &moves[..i] {
+                                let slot = history_slot(side, tried);
+                                gravity(&mut self.capture_history[slot], -bonus);
+                            }
+                            gravity(&mut self.capture_history[history_slot(side, &m)], bonus);
                         }
                         self.stats.cutoffs += 1;
                         self.stats.first_move_cutoffs += (i == 0) as u64;
@@ -2111,6 +2173,61 @@ mod tests {
         assert_eq!(off.etc_cuts, 0);
         assert!(on.etc_cuts > 0);
         assert_ne!(on.nodes, off.nodes);
+    }
+
+    /// An international position with kings and men of both sides, full of captures.
+    const KING_FIGHT: &str = "W:WK46,K47,28,32,33,38:BK5,K4,17,18,19,22,23";
+
+    /// What the main thread's search of the position `fen` (international) to `depth` counts,
+    /// with the default settings changed by `set`.
+    fn search_fen_with(fen: &str, depth: i32, set: impl FnOnce(&mut SearchParams)) -> SearchStats {
+        use crate::core::variant::International;
+        let mut params = SearchParams::DEFAULT;
+        set(&mut params);
+        let tt = Tt::new(16);
+        let stop = AtomicBool::new(false);
+        let clock = unlimited_clock();
+        let shared = test_shared(&tt, &stop, &clock, params);
+        let pos: Position<International> = crate::core::fen::parse(fen).unwrap();
+        let moves = movegen::legal_moves(&pos);
+        let mut w = Worker::new(&shared, true, &[pos.hash()]);
+        for d in 1..=depth {
+            w.root(
+                &pos,
+                DrawClocks::initial(&pos),
+                moves.as_slice(),
+                d,
+                -INF,
+                INF,
+            );
+        }
+        w.stats()
+    }
+
+    #[test]
+    fn later_captures_are_reduced_only_when_told() {
+        let off = search_fen_with(KING_FIGHT, 8, |p| p.lmr_capture = 0);
+        let on = search_fen_with(KING_FIGHT, 8, |p| p.lmr_capture = 1);
+        // (the reduced searches change the tree, so their counts alone do not tell)
+        assert_ne!(on.nodes, off.nodes);
+    }
+
+    #[test]
+    fn captures_are_ordered_by_their_history_only_when_told() {
+        let off = search_start_with(|p| p.capture_history = false);
+        let on = search_start_with(|p| p.capture_history = true);
+        assert_ne!(on.nodes, off.nodes);
+    }
+
+    #[test]
+    fn captures_of_kings_come_first_only_when_told() {
+        // from the start, no king is taken within depth 10: the same tree either way
+        let off = search_start_with(|p| p.capture_kings = false);
+        let on = search_start_with(|p| p.capture_kings = true);
+        assert_eq!(on.nodes, off.nodes);
+        // with kings on the board, they change the order
+        let ending = |kings: bool| search_fen_with(KING_FIGHT, 8, |p| p.capture_kings = kings);
+        assert_ne!(ending(true).nodes, ending(false).nodes);
     }
 
     #[test]
