@@ -1923,16 +1923,26 @@ mod tests {
     /// [`search_start`] with the given table.
     fn search_start_in(tt: &Tt, params: SearchParams, main: bool, depth: i32) -> SearchStats {
         use crate::core::variant::International;
+        search_in(tt, params, main, &Position::<International>::start(), depth)
+    }
+
+    /// What one worker's search of `pos` to `depth` with table `tt` counts.
+    fn search_in(
+        tt: &Tt,
+        params: SearchParams,
+        main: bool,
+        pos: &Position<crate::core::variant::International>,
+        depth: i32,
+    ) -> SearchStats {
         let stop = AtomicBool::new(false);
         let clock = unlimited_clock();
         let shared = test_shared(tt, &stop, &clock, params);
-        let pos = Position::<International>::start();
-        let moves = movegen::legal_moves(&pos);
+        let moves = movegen::legal_moves(pos);
         let mut w = Worker::new(&shared, main, &[pos.hash()]);
         for d in 1..=depth {
             w.root(
-                &pos,
-                DrawClocks::initial(&pos),
+                pos,
+                DrawClocks::initial(pos),
                 moves.as_slice(),
                 d,
                 -INF,
@@ -2181,27 +2191,10 @@ mod tests {
     /// What the main thread's search of the position `fen` (international) to `depth` counts,
     /// with the default settings changed by `set`.
     fn search_fen_with(fen: &str, depth: i32, set: impl FnOnce(&mut SearchParams)) -> SearchStats {
-        use crate::core::variant::International;
         let mut params = SearchParams::DEFAULT;
         set(&mut params);
-        let tt = Tt::new(16);
-        let stop = AtomicBool::new(false);
-        let clock = unlimited_clock();
-        let shared = test_shared(&tt, &stop, &clock, params);
-        let pos: Position<International> = crate::core::fen::parse(fen).unwrap();
-        let moves = movegen::legal_moves(&pos);
-        let mut w = Worker::new(&shared, true, &[pos.hash()]);
-        for d in 1..=depth {
-            w.root(
-                &pos,
-                DrawClocks::initial(&pos),
-                moves.as_slice(),
-                d,
-                -INF,
-                INF,
-            );
-        }
-        w.stats()
+        let pos = crate::core::fen::parse(fen).unwrap();
+        search_in(&Tt::new(16), params, true, &pos, depth)
     }
 
     #[test]
