@@ -141,6 +141,20 @@ fn gravity(h: &mut i32, bonus: i32) {
     *h += bonus - *h * bonus.abs() / HISTORY_MAX;
 }
 
+/// Moves the offers among `moves` (quiet moves after which the opponent must capture) to the
+/// front, with their ordering scores, keeping their order; returns how many there are.
+fn keep_offers<V: Variant>(pos: &Position<V>, moves: &mut [Move<V>], scores: &mut [i32]) -> usize {
+    let mut k = 0;
+    for j in 0..moves.len() {
+        if movegen::has_capture(&pos.make(&moves[j])) {
+            moves.swap(k, j);
+            scores.swap(k, j);
+            k += 1;
+        }
+    }
+    k
+}
+
 /// The late-move reductions by depth and move number (from 0): they grow with the logarithms of
 /// both, scaled down by `divisor` (hundredths).
 fn reductions(divisor: i32) -> Box<[[u8; 64]; 64]> {
@@ -846,7 +860,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         } else {
             0
         };
-        let n = list.len();
+        let mut n = list.len();
         let by_eval = params.order_eval > 0 && depth >= params.order_eval_depth && !forced_capture;
         if !is_root {
             let eval = &self.shared.eval;
@@ -924,6 +938,9 @@ impl<'a, V: Variant> Worker<'a, V> {
         let mut deferred = [0u16; MAX_DEFERRED];
         let (mut n_deferred, mut next_deferred) = (0, 0);
         let mut next = 0;
+        // whether shallow pruning spares the offers here, and whether it has left only them
+        let keep = params.keep_offers > 0 && depth <= params.keep_offers;
+        let mut offers_only = false;
         loop {
             let i;
             let first_pass = next < n;
@@ -957,12 +974,21 @@ impl<'a, V: Variant> Worker<'a, V> {
             let quiet = !m.is_capture() && !m.is_promotion();
             if futile && quiet && i > 0 && best > -WIN_BOUND {
                 // the order puts quiet moves last, so every move after this one is pruned too
-                if first_pass {
-                    self.stats.futility_move_prunes += (n - next) as u64;
-                    next = n;
+                // (but for the offers, when they are kept)
+                if first_pass && !offers_only {
+                    let kept = if keep {
+                        offers_only = true;
+                        keep_offers(pos, &mut moves[next..n], &mut self.scores[ply][next..n])
+                    } else {
+                        0
+                    };
+                    self.stats.futility_move_prunes += (n - next - kept) as u64;
+                    n = next + kept;
                 }
-                self.stats.futility_move_prunes += 1;
-                continue;
+                if !keep || !movegen::has_capture(&pos.make(&m)) {
+                    self.stats.futility_move_prunes += 1;
+                    continue;
+                }
             }
             // Late-move pruning: near the leaves, quiet moves far down the order are skipped.
             if !pv_node
@@ -974,13 +1000,22 @@ impl<'a, V: Variant> Worker<'a, V> {
                 && i >= params.late_move_count * depth as usize
                 && best > -WIN_BOUND
             {
-                // so is every later move (all quiet: the order puts promotions first)
-                if first_pass {
-                    self.stats.late_move_prunes += (n - next) as u64;
-                    next = n;
+                // so is every later move (all quiet: the order puts promotions first), but for
+                // the offers, when they are kept
+                if first_pass && !offers_only {
+                    let kept = if keep {
+                        offers_only = true;
+                        keep_offers(pos, &mut moves[next..n], &mut self.scores[ply][next..n])
+                    } else {
+                        0
+                    };
+                    self.stats.late_move_prunes += (n - next - kept) as u64;
+                    n = next + kept;
                 }
-                self.stats.late_move_prunes += 1;
-                continue;
+                if !keep || !movegen::has_capture(&pos.make(&m)) {
+                    self.stats.late_move_prunes += 1;
+                    continue;
+                }
             }
             // History pruning: near the leaves, a quiet move that has mostly failed is skipped
             // (counted with the late-move prunes).
@@ -1579,6 +1614,50 @@ mod tests {
         let off = search_fen_with(KING_FIGHT, 8, |p| p.lmr_capture = 0);
         let on = search_fen_with(KING_FIGHT, 8, |p| p.lmr_capture = 1);
         // (the reduced searches change the tree, so their counts alone do not tell)
+        assert_ne!(on.nodes, off.nodes);
+    }
+
+    /// After 32-28 18-23: White to move, no capture, several offers among the quiet moves.
+    const OFFERS: &str = "W:W28,31,33,34,35,36,37,38,39,40,41,42,43,44,45,46,47,48,49,50\
+        :B1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,19,20,23";
+
+    #[test]
+    fn offers_are_moved_to_the_front_with_their_scores() {
+        let pos: Position<crate::core::variant::International> =
+            crate::core::fen::parse(OFFERS).unwrap();
+        assert!(!movegen::has_capture(&pos));
+        let mut list = MoveList::new();
+        movegen::generate(&pos, &mut list);
+        let before: Vec<_> = list.iter().copied().collect();
+        let mut scores: Vec<i32> = (0..before.len() as i32).collect();
+        let kept = keep_offers(&pos, list.as_mut_slice(), &mut scores);
+        let offers: Vec<_> = before
+            .iter()
+            .copied()
+            .filter(|m| movegen::has_capture(&pos.make(m)))
+            .collect();
+        assert!(
+            kept > 0 && kept < before.len(),
+            "{kept} of {}",
+            before.len()
+        );
+        assert_eq!(&list.as_mut_slice()[..kept], &offers[..]);
+        for (m, &s) in list.iter().zip(&scores) {
+            assert_eq!(before[s as usize], *m, "a score left its move");
+        }
+    }
+
+    #[test]
+    fn offers_are_kept_from_shallow_pruning_only_when_told() {
+        let off = search_fen_with(OFFERS, 9, |p| p.keep_offers = 0);
+        let on = search_fen_with(OFFERS, 9, |p| p.keep_offers = 2);
+        let pruned = |s: &SearchStats| s.futility_move_prunes + s.late_move_prunes;
+        assert!(
+            pruned(&on) < pruned(&off),
+            "{} {}",
+            pruned(&on),
+            pruned(&off)
+        );
         assert_ne!(on.nodes, off.nodes);
     }
 

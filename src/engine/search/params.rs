@@ -217,6 +217,11 @@ pub struct SearchParams {
     pub capture_history: bool,
     /// Captures that take more kings are tried first among those of the same size.
     pub capture_kings: bool,
+    /// Offers are kept from shallow pruning: at nodes of this depth or less where quiet-move
+    /// futility or late-move pruning skips the remaining quiet moves, those after which the
+    /// opponent must capture (an offer, the first move of a shot) are still searched. 0 turns
+    /// it off.
+    pub keep_offers: i32,
 }
 
 impl SearchParams {
@@ -288,6 +293,7 @@ impl SearchParams {
         lmr_capture: 0,
         capture_history: false,
         capture_kings: false,
+        keep_offers: 0,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -379,6 +385,7 @@ impl SearchParams {
             ("lmr-capture", self.lmr_capture.to_string()),
             ("capture-history", self.capture_history.to_string()),
             ("capture-kings", self.capture_kings.to_string()),
+            ("keep-offers", self.keep_offers.to_string()),
         ]
     }
 
@@ -460,6 +467,7 @@ impl SearchParams {
             "lmr-capture" => self.lmr_capture = int(0, 4)?,
             "capture-history" => self.capture_history = flag()?,
             "capture-kings" => self.capture_kings = flag()?,
+            "keep-offers" => self.keep_offers = int(0, 8)?,
             "threat-deep" => self.threat_deep = flag()?,
             "singular-key" => self.singular_key = flag()?,
             "order-eval" => self.order_eval = int(0, 10_000)?,
