@@ -1087,7 +1087,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             } else {
                 let mut r = 0;
                 if params.lmr
-                    && depth >= 3
+                    && depth >= params.lmr_depth
                     && i >= params.lmr_min_move
                     && quiet
                     && !forced_capture
@@ -1124,7 +1124,9 @@ impl<'a, V: Variant> Worker<'a, V> {
                         let h = self.history[history_slot(side, &m)];
                         r -= (h / params.lmr_history).clamp(-2, 2);
                     }
-                    r = r.min(new_depth - 1).max(0);
+                    // (below depth 3, with `lmr_depth` 2, a reduced move may go straight to the
+                    // capture search)
+                    r = r.min(new_depth - (depth >= 3) as i32).max(0);
                     self.stats.reduced += (r > 0) as u64;
                 } else if params.lmr_capture > 0
                     && forced_capture
@@ -1658,6 +1660,14 @@ mod tests {
             pruned(&on),
             pruned(&off)
         );
+        assert_ne!(on.nodes, off.nodes);
+    }
+
+    #[test]
+    fn late_moves_are_reduced_at_depth_two_only_when_told() {
+        let off = search_start_with(|p| p.lmr_depth = 3);
+        let on = search_start_with(|p| p.lmr_depth = 2);
+        assert!(on.reduced > off.reduced, "{} {}", on.reduced, off.reduced);
         assert_ne!(on.nodes, off.nodes);
     }
 

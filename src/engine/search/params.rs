@@ -107,6 +107,8 @@ pub struct SearchParams {
     pub move_futility_depth: i32,
     /// Late-move reductions start with the move of this number in the order (from 0).
     pub lmr_min_move: usize,
+    /// The shallowest depth at which late moves are reduced.
+    pub lmr_depth: i32,
     /// Half-width of the first aspiration window around the previous iteration's score, in
     /// hundredths of a man.
     pub aspiration: i32,
@@ -260,6 +262,7 @@ impl SearchParams {
         move_futility: 46,
         move_futility_depth: 2,
         lmr_min_move: 1,
+        lmr_depth: 3,
         aspiration: 7,
         aspiration_reduce: 0,
         aspiration_pull: false,
@@ -348,6 +351,7 @@ impl SearchParams {
             ("move-futility", self.move_futility.to_string()),
             ("move-futility-depth", self.move_futility_depth.to_string()),
             ("lmr-min-move", self.lmr_min_move.to_string()),
+            ("lmr-depth", self.lmr_depth.to_string()),
             ("aspiration", self.aspiration.to_string()),
             ("aspiration-reduce", self.aspiration_reduce.to_string()),
             ("aspiration-pull", self.aspiration_pull.to_string()),
@@ -437,6 +441,7 @@ impl SearchParams {
             "move-futility" => self.move_futility = int(0, 1000)?,
             "move-futility-depth" => self.move_futility_depth = int(1, 8)?,
             "lmr-min-move" => self.lmr_min_move = int(1, 64)? as usize,
+            "lmr-depth" => self.lmr_depth = int(2, 16)?,
             "aspiration" => self.aspiration = int(1, 1000)?,
             "aspiration-reduce" => self.aspiration_reduce = int(0, 8)?,
             "aspiration-pull" => self.aspiration_pull = flag()?,
