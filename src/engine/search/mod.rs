@@ -972,48 +972,39 @@ impl<'a, V: Variant> Worker<'a, V> {
                 continue;
             }
             let quiet = !m.is_capture() && !m.is_promotion();
-            if futile && quiet && i > 0 && best > -WIN_BOUND {
-                // the order puts quiet moves last, so every move after this one is pruned too
-                // (but for the offers, when they are kept)
-                if first_pass && !offers_only {
-                    let kept = if keep {
-                        offers_only = true;
-                        keep_offers(pos, &mut moves[next..n], &mut self.scores[ply][next..n])
-                    } else {
-                        0
-                    };
-                    self.stats.futility_move_prunes += (n - next - kept) as u64;
-                    n = next + kept;
-                }
-                if !keep || !movegen::has_capture(&pos.make(&m)) {
-                    self.stats.futility_move_prunes += 1;
-                    continue;
-                }
-            }
-            // Late-move pruning: near the leaves, quiet moves far down the order are skipped.
-            if !pv_node
+            // Quiet-move futility, and late-move pruning (near the leaves, quiet moves far down
+            // the order are skipped).
+            let futility_prune = futile && quiet && i > 0 && best > -WIN_BOUND;
+            let late_prune = !pv_node
                 && !is_root
                 && quiet
                 && !forced_capture
                 && (1..=params.late_move_depth).contains(&depth)
                 && params.late_move_count > 0
                 && i >= params.late_move_count * depth as usize
-                && best > -WIN_BOUND
-            {
-                // so is every later move (all quiet: the order puts promotions first), but for
-                // the offers, when they are kept
+                && best > -WIN_BOUND;
+            if futility_prune || late_prune {
+                // the order puts quiet moves last (promotions first), so every later move is
+                // pruned too, but for the offers when they are kept
+                let mut pruned = 0;
                 if first_pass && !offers_only {
-                    let kept = if keep {
+                    let end = if keep {
                         offers_only = true;
-                        keep_offers(pos, &mut moves[next..n], &mut self.scores[ply][next..n])
+                        next + keep_offers(pos, &mut moves[next..n], &mut self.scores[ply][next..n])
                     } else {
-                        0
+                        next
                     };
-                    self.stats.late_move_prunes += (n - next - kept) as u64;
-                    n = next + kept;
+                    pruned = (n - end) as u64;
+                    n = end;
                 }
-                if !keep || !movegen::has_capture(&pos.make(&m)) {
-                    self.stats.late_move_prunes += 1;
+                let searched = keep && movegen::has_capture(&pos.make(&m));
+                pruned += !searched as u64;
+                if futility_prune {
+                    self.stats.futility_move_prunes += pruned;
+                } else {
+                    self.stats.late_move_prunes += pruned;
+                }
+                if !searched {
                     continue;
                 }
             }
