@@ -1401,15 +1401,8 @@ mod tests {
 
     #[test]
     fn razoring_cuts_nodes_below_alpha() {
-        let off = search_start(SearchParams::DEFAULT, true, 10);
-        let on = search_start(
-            SearchParams {
-                razor_margin: 1,
-                ..SearchParams::DEFAULT
-            },
-            true,
-            10,
-        );
+        let off = search_start_with(|_| {});
+        let on = search_start_with(|p| p.razor_margin = 1);
         assert!(on.futility_prunes > off.futility_prunes, "{on:?} {off:?}");
         assert!(on.nodes < off.nodes, "{} >= {}", on.nodes, off.nodes);
     }
@@ -1451,12 +1444,11 @@ mod tests {
     #[test]
     fn quiet_moves_are_ordered_by_eval_only_where_told() {
         let with = |order_eval, order_eval_depth| {
-            let params = SearchParams {
-                order_eval,
-                order_eval_depth,
-                ..SearchParams::DEFAULT
-            };
-            search_start(params, true, 10).nodes
+            search_start_with(|p| {
+                p.order_eval = order_eval;
+                p.order_eval_depth = order_eval_depth;
+            })
+            .nodes
         };
         let off = with(0, 4);
         // deeper than the search reaches: the same tree
@@ -1519,12 +1511,11 @@ mod tests {
     #[test]
     fn corrections_change_the_tree_only_when_on() {
         let with = |correction, correction_leaves| {
-            let params = SearchParams {
-                correction,
-                correction_leaves,
-                ..SearchParams::DEFAULT
-            };
-            search_start(params, true, 10).nodes
+            search_start_with(|p| {
+                p.correction = correction;
+                p.correction_leaves = correction_leaves;
+            })
+            .nodes
         };
         let off = with(0, true);
         assert_eq!(with(0, false), off);
