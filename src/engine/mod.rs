@@ -458,10 +458,8 @@ impl Engine {
                                 if w.stopped() {
                                     break;
                                 }
-                                if let Some(b) = w.root_pv().first() {
-                                    if let Some(i) = order.iter().position(|m| m == b) {
-                                        order[..=i].rotate_right(1);
-                                    }
+                                if !w.root_pv().is_empty() {
+                                    w.reorder_root(&mut order, params.root_order);
                                     if let Ok(mut best) = helper_best.lock() {
                                         if d as u32 > best.0 {
                                             *best = (d as u32, score, w.root_pv().to_vec());
@@ -510,9 +508,7 @@ impl Engine {
                 stable = if changed { 0 } else { stable + 1 };
                 let score_before = score;
                 score = s;
-                if let Some(i) = order.iter().position(|m| *m == pv[0]) {
-                    order[..=i].rotate_right(1);
-                }
+                w.reorder_root(&mut order, params.root_order);
                 out.take_line(pv, s);
                 out.depth = depth as u32;
                 w.finish();

@@ -322,6 +322,31 @@ impl<'a, V: Variant> Worker<'a, V> {
         (total > 0).then(|| self.root_nodes.get(index).copied().unwrap_or(0) as f64 / total as f64)
     }
 
+    /// Orders `order`, the root moves of the last iteration, for the next: the best move of the
+    /// iteration first, then (with `by_nodes`) the others by the nodes their searches took, most
+    /// first, as those came closest to the best; without it the others keep their order.
+    pub fn reorder_root(&self, order: &mut [Move<V>], by_nodes: bool) {
+        let Some(best) = self.pv[0].first() else {
+            return;
+        };
+        if by_nodes {
+            let mut keyed: Vec<(u64, Move<V>)> = order
+                .iter()
+                .enumerate()
+                .map(|(i, m)| {
+                    let n = self.root_nodes.get(i).copied().unwrap_or(0);
+                    (if m == best { u64::MAX } else { n }, *m)
+                })
+                .collect();
+            keyed.sort_by_key(|&(n, _)| std::cmp::Reverse(n));
+            for (slot, (_, m)) in order.iter_mut().zip(keyed) {
+                *slot = m;
+            }
+        } else if let Some(i) = order.iter().position(|m| m == best) {
+            order[..=i].rotate_right(1);
+        }
+    }
+
     /// Whether the search was stopped.
     pub fn stopped(&self) -> bool {
         self.stopped
@@ -1710,5 +1735,48 @@ mod tests {
         assert_eq!(main, singular_tests(true, true));
         assert_eq!(singular_tests(false, false), 0);
         assert_eq!(singular_tests(false, true), main);
+    }
+
+    #[test]
+    fn root_moves_are_ordered_by_their_nodes_only_when_told() {
+        use crate::core::variant::International;
+        let tt = Tt::new(16);
+        let stop = AtomicBool::new(false);
+        let clock = unlimited_clock();
+        let shared = test_shared(&tt, &stop, &clock, SearchParams::DEFAULT);
+        let pos = Position::<International>::start();
+        let moves = movegen::legal_moves(&pos);
+        let mut w = Worker::new(&shared, true, &[pos.hash()]);
+        w.clear_root_nodes();
+        w.root(
+            &pos,
+            DrawClocks::initial(&pos),
+            moves.as_slice(),
+            8,
+            -INF,
+            INF,
+        );
+        let best = w.root_pv()[0];
+        let nodes = |m: &Move<International>| {
+            let i = moves.iter().position(|x| x == m).expect("a root move");
+            w.root_nodes.get(i).copied().unwrap_or(0)
+        };
+        let mut by_nodes = moves.as_slice().to_vec();
+        w.reorder_root(&mut by_nodes, true);
+        assert_eq!(by_nodes[0], best);
+        assert!(by_nodes[1..]
+            .windows(2)
+            .all(|p| nodes(&p[0]) >= nodes(&p[1])));
+        let mut kept = moves.as_slice().to_vec();
+        w.reorder_root(&mut kept, false);
+        let rest: Vec<_> = moves.iter().filter(|m| **m != best).copied().collect();
+        assert_eq!(kept[0], best);
+        assert_eq!(kept[1..], rest[..]);
+        // the same moves, in another order
+        assert_ne!(by_nodes, kept);
+        let key = |m: &Move<International>| encode(m);
+        by_nodes.sort_by_key(key);
+        kept.sort_by_key(key);
+        assert_eq!(by_nodes, kept);
     }
 }

@@ -224,6 +224,10 @@ pub struct SearchParams {
     /// opponent must capture (an offer, the first move of a shot) are still searched. 0 turns
     /// it off.
     pub keep_offers: i32,
+    /// After each iteration the root moves after the best are ordered by the nodes their
+    /// searches took (most first: the moves that came closest to the best); off, they keep
+    /// their order and only the best moves to the front.
+    pub root_order: bool,
 }
 
 impl SearchParams {
@@ -297,6 +301,7 @@ impl SearchParams {
         capture_history: false,
         capture_kings: false,
         keep_offers: 0,
+        root_order: false,
     };
 
     /// The search as first written (mild reductions, no pruning), kept as a reference for
@@ -390,6 +395,7 @@ impl SearchParams {
             ("capture-history", self.capture_history.to_string()),
             ("capture-kings", self.capture_kings.to_string()),
             ("keep-offers", self.keep_offers.to_string()),
+            ("root-order", self.root_order.to_string()),
         ]
     }
 
@@ -473,6 +479,7 @@ impl SearchParams {
             "capture-history" => self.capture_history = flag()?,
             "capture-kings" => self.capture_kings = flag()?,
             "keep-offers" => self.keep_offers = int(0, 8)?,
+            "root-order" => self.root_order = flag()?,
             "threat-deep" => self.threat_deep = flag()?,
             "singular-key" => self.singular_key = flag()?,
             "order-eval" => self.order_eval = int(0, 10_000)?,
