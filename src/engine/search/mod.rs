@@ -1364,6 +1364,19 @@ mod tests {
         pos: &Position<crate::core::variant::International>,
         depth: i32,
     ) -> SearchStats {
+        searched_in(tt, params, main, pos, depth, |w| w.stats())
+    }
+
+    /// What `look` finds in one worker after its search of `pos` to `depth` (iterations 1 to
+    /// `depth`, full window) with table `tt`.
+    fn searched_in<R>(
+        tt: &Tt,
+        params: SearchParams,
+        main: bool,
+        pos: &Position<crate::core::variant::International>,
+        depth: i32,
+        look: impl FnOnce(&Worker<'_, crate::core::variant::International>) -> R,
+    ) -> R {
         let stop = AtomicBool::new(false);
         let clock = unlimited_clock();
         let shared = test_shared(tt, &stop, &clock, params);
@@ -1379,7 +1392,7 @@ mod tests {
                 INF,
             );
         }
-        w.stats()
+        look(&w)
     }
 
     /// A clock without limits, for test searches.
@@ -1740,43 +1753,32 @@ mod tests {
     #[test]
     fn root_moves_are_ordered_by_their_nodes_only_when_told() {
         use crate::core::variant::International;
-        let tt = Tt::new(16);
-        let stop = AtomicBool::new(false);
-        let clock = unlimited_clock();
-        let shared = test_shared(&tt, &stop, &clock, SearchParams::DEFAULT);
         let pos = Position::<International>::start();
         let moves = movegen::legal_moves(&pos);
-        let mut w = Worker::new(&shared, true, &[pos.hash()]);
-        w.clear_root_nodes();
-        w.root(
-            &pos,
-            DrawClocks::initial(&pos),
-            moves.as_slice(),
-            8,
-            -INF,
-            INF,
-        );
-        let best = w.root_pv()[0];
-        let nodes = |m: &Move<International>| {
-            let i = moves.iter().position(|x| x == m).expect("a root move");
-            w.root_nodes.get(i).copied().unwrap_or(0)
-        };
-        let mut by_nodes = moves.as_slice().to_vec();
-        w.reorder_root(&mut by_nodes, true);
-        assert_eq!(by_nodes[0], best);
-        assert!(by_nodes[1..]
-            .windows(2)
-            .all(|p| nodes(&p[0]) >= nodes(&p[1])));
-        let mut kept = moves.as_slice().to_vec();
-        w.reorder_root(&mut kept, false);
-        let rest: Vec<_> = moves.iter().filter(|m| **m != best).copied().collect();
-        assert_eq!(kept[0], best);
-        assert_eq!(kept[1..], rest[..]);
-        // the same moves, in another order
-        assert_ne!(by_nodes, kept);
-        let key = |m: &Move<International>| encode(m);
-        by_nodes.sort_by_key(key);
-        kept.sort_by_key(key);
-        assert_eq!(by_nodes, kept);
+        let moves = moves.as_slice();
+        searched_in(&Tt::new(16), SearchParams::DEFAULT, true, &pos, 8, |w| {
+            let best = w.root_pv()[0];
+            let nodes = |m: &Move<International>| {
+                let i = moves.iter().position(|x| x == m).expect("a root move");
+                w.root_nodes.get(i).copied().unwrap_or(0)
+            };
+            let mut by_nodes = moves.to_vec();
+            w.reorder_root(&mut by_nodes, true);
+            assert_eq!(by_nodes[0], best);
+            assert!(by_nodes[1..]
+                .windows(2)
+                .all(|p| nodes(&p[0]) >= nodes(&p[1])));
+            let mut kept = moves.to_vec();
+            w.reorder_root(&mut kept, false);
+            let rest: Vec<_> = moves.iter().filter(|m| **m != best).copied().collect();
+            assert_eq!(kept[0], best);
+            assert_eq!(kept[1..], rest[..]);
+            // the same moves, in another order
+            assert_ne!(by_nodes, kept);
+            let key = |m: &Move<International>| encode(m);
+            by_nodes.sort_by_key(key);
+            kept.sort_by_key(key);
+            assert_eq!(by_nodes, kept);
+        });
     }
 }
