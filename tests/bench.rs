@@ -56,17 +56,17 @@ fn total_nodes(text: &str) -> u64 {
 fn bench_search_settings_change_the_tree_and_bad_ones_are_refused() {
     let (ok, base, _) = bench(&["--depth", "6"]);
     assert!(ok);
-    let (ok, cut, _) = bench(&["--depth", "6", "--search", "probcut-margin=40"]);
+    let (ok, cut, _) = bench(&["--depth", "6", "--search", "lmr-divisor=120"]);
     assert!(ok);
     assert_ne!(
         total_nodes(&base),
         total_nodes(&cut),
-        "ProbCut must change the tree"
+        "stronger reductions must change the tree"
     );
     let (ok, out, err) = bench(&["--depth", "6", "--search", "no-such-setting=1"]);
     assert!(!ok && out.is_empty(), "{out}");
     assert!(err.contains("no-such-setting"), "{err}");
-    let (ok, _, err) = bench(&["--depth", "6", "--search", "probcut-margin"]);
+    let (ok, _, err) = bench(&["--depth", "6", "--search", "lmr-divisor"]);
     assert!(!ok);
     assert!(err.contains("NAME=VALUE"), "{err}");
 }

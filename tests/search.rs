@@ -170,7 +170,7 @@ fn two_threads_find_a_legal_move() {
 #[test]
 fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_threads() {
     // with helpers, the answer may come from a helper's deeper iteration: it must still be a
-    // legal line that begins with the move played (also while threads defer each other's moves)
+    // legal line that begins with the move played
     let game = Game::<International>::from_fen(
         "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
     )
@@ -182,7 +182,6 @@ fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_thre
             ..Options::default()
         };
         o.search.set("smp-vote", "on").unwrap();
-        o.search.set("smp-defer-depth", "3").unwrap();
         o.search
             .set("smp-ahead", if threads == 3 { "on" } else { "off" })
             .unwrap();

@@ -31,7 +31,7 @@ use levels::Level;
 use pattern::PatternEval;
 pub use search::SearchParams;
 pub use search::SearchStats;
-use search::{Busy, Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY, WIN_BOUND};
+use search::{Shared, Worker, INF, MATE, MATE_BOUND, MAX_PLY, WIN_BOUND};
 use time::{Clock, Limits};
 use tt::Tt;
 
@@ -424,7 +424,6 @@ impl Engine {
             params,
             ponder_hit: Some(&handle.ponder_hit),
             egdb: self.egdb::<V>(),
-            busy: (self.options.threads > 1 && params.smp_defer_depth > 0).then(Busy::new),
         };
         let history = game.reversible_hashes();
         let clocks = game.clocks();
@@ -459,7 +458,7 @@ impl Engine {
                                     break;
                                 }
                                 if !w.root_pv().is_empty() {
-                                    w.reorder_root(&mut order, params.root_order);
+                                    w.reorder_root(&mut order);
                                     if let Ok(mut best) = helper_best.lock() {
                                         if d as u32 > best.0 {
                                             *best = (d as u32, score, w.root_pv().to_vec());
@@ -508,7 +507,7 @@ impl Engine {
                 stable = if changed { 0 } else { stable + 1 };
                 let score_before = score;
                 score = s;
-                w.reorder_root(&mut order, params.root_order);
+                w.reorder_root(&mut order);
                 out.take_line(pv, s);
                 out.depth = depth as u32;
                 w.finish();
@@ -617,7 +616,6 @@ impl Engine {
             params: self.options.search,
             ponder_hit: None,
             egdb: self.egdb::<V>(),
-            busy: None,
         };
         let history = game.reversible_hashes();
         let mut w = Worker::<V>::new(&shared, true, &history);

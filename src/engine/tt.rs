@@ -186,14 +186,7 @@ impl Tt {
 
     /// Stores an entry for `key`. An entry without a move (`mv` 0) keeps the move of the entry
     /// it replaces for the same key.
-    pub fn store(&self, key: u64, e: Entry) {
-        self.store_keeping(key, e, 0);
-    }
-
-    /// [`store`](Self::store), except that when `keep` is above 0 an entry of this search for
-    /// the same key that is more than `keep` plies deeper keeps its score, bound and depth
-    /// against a new entry that is not exact (taking only its move).
-    pub fn store_keeping(&self, key: u64, mut e: Entry, keep: i32) {
+    pub fn store(&self, key: u64, mut e: Entry) {
         let bucket = self.bucket(key);
         let age = self.age.load(Ordering::Relaxed) as u64;
         let mut victim = 0;
@@ -202,27 +195,14 @@ impl Tt {
             let data = s.data.load(Ordering::Relaxed);
             if data == 0 || s.check.load(Ordering::Relaxed) ^ data == key {
                 // same position: a new entry without a move keeps the old one's, and leaves a
-                // much deeper entry as it is; with `keep`, a much deeper entry of this search
-                // keeps its bound against a new one that is not exact
+                // much deeper entry as it is
                 victim = i;
-                if data != 0 {
+                if data != 0 && e.mv == 0 {
                     let old = unpack(data);
-                    if e.mv == 0 {
-                        if old.depth > e.depth + 2 {
-                            return;
-                        }
-                        e.mv = old.mv;
-                    } else if keep > 0
-                        && e.bound != Bound::Exact
-                        && old.depth > e.depth + keep
-                        && age_of(data) == age
-                    {
-                        e = Entry {
-                            mv: e.mv,
-                            pv: e.pv || old.pv,
-                            ..old
-                        };
+                    if old.depth > e.depth + 2 {
+                        return;
                     }
+                    e.mv = old.mv;
                 }
                 break;
             }
@@ -355,27 +335,10 @@ mod tests {
         // a new move replaces the old
         tt.store(key, Entry { mv: 5, ..shallow });
         assert_eq!(tt.probe(key).map(|e| e.mv), Some(5));
-        // kept deep entries take only a new bound's move; an exact one replaces them
+        // a new bound with a move replaces even a much deeper entry
         tt.store(key, deep);
-        tt.store_keeping(key, Entry { mv: 6, ..shallower }, 3);
-        assert_eq!(
-            tt.probe(key),
-            Some(Entry {
-                mv: 6,
-                pv: true,
-                ..deep
-            })
-        );
-        tt.store_keeping(key, Entry { mv: 7, ..shallow }, 3);
-        assert_eq!(tt.probe(key), Some(Entry { mv: 7, ..shallow }));
-        tt.store(key, deep);
-        let exact = Entry {
-            bound: Bound::Exact,
-            mv: 8,
-            ..shallower
-        };
-        tt.store_keeping(key, exact, 3);
-        assert_eq!(tt.probe(key), Some(exact));
+        tt.store(key, Entry { mv: 6, ..shallower });
+        assert_eq!(tt.probe(key), Some(Entry { mv: 6, ..shallower }));
     }
 
     #[test]

@@ -1281,8 +1281,8 @@ mod tests {
         assert_eq!(s.move_limit, MoveLimit::new(30));
         assert_eq!(s.set("move-limit", Some("25")), Ok(Change::MoveLimit));
         assert_eq!(s.move_limit, None);
-        assert_eq!(s.set("search-iir-depth", Some("5")), Ok(Change::Search));
-        assert_eq!(s.options().search.iir_depth, 5);
+        assert_eq!(s.set("search-lmr-depth", Some("5")), Ok(Change::Search));
+        assert_eq!(s.options().search.lmr_depth, 5);
         assert!(s.set("threads", None).is_err());
         assert_eq!(s.threads, 4);
         assert!(s.net.is_none());

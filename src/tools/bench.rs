@@ -259,7 +259,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         }
     };
     let mut t = String::from(
-        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  futile-mv  threat  lmp  probcut  null    etc  singular  sing-ext\n",
+        "depth        nodes    ebf  quiesc%  tt-hit%  tt-cut%  first-cut%  reduced  re-search%  futile  futile-mv  threat  lmp  singular  sing-ext\n",
     );
     let mut prev = 0u64;
     for (i, s) in iterations.iter().enumerate() {
@@ -270,7 +270,7 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
         };
         let _ = writeln!(
             t,
-            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>10} {:>7} {:>4} {:>8} {:>5} {:>6} {:>9} {:>9}",
+            "{:>5} {:>12} {:>6} {:>8.1} {:>8.1} {:>8.1} {:>11.1} {:>8} {:>11.1} {:>7} {:>10} {:>7} {:>4} {:>9} {:>9}",
             i + 1,
             s.nodes,
             ebf,
@@ -284,9 +284,6 @@ pub fn stats_table(iterations: &[SearchStats]) -> String {
             s.futility_move_prunes,
             s.threat_prunes,
             s.late_move_prunes,
-            s.probcuts,
-            s.null_cuts,
-            s.etc_cuts,
             s.singular_tests,
             s.singular_extensions,
         );
@@ -382,23 +379,6 @@ mod tests {
     }
 
     #[test]
-    fn probcut_history_reductions_and_counter_moves_change_the_tree() {
-        let base = run(7, &Options::default());
-        assert_eq!(base.iterations.iter().map(|s| s.probcuts).sum::<u64>(), 0);
-        let mut o = Options::default();
-        o.search.set("probcut-margin", "40").unwrap();
-        let cut = run(7, &o);
-        assert!(cut.iterations.iter().map(|s| s.probcuts).sum::<u64>() > 0);
-        assert_ne!(cut.nodes, base.nodes);
-        let mut o = Options::default();
-        o.search.set("lmr-history", "256").unwrap();
-        assert_ne!(run(7, &o).per_position, base.per_position);
-        let mut o = Options::default();
-        o.search.set("counter-move", "on").unwrap();
-        assert_ne!(run(7, &o).per_position, base.per_position);
-    }
-
-    #[test]
     fn shallower_re_searches_after_root_fail_highs_change_only_those_positions() {
         let base = run(7, &Options::default());
         let mut o = Options::default();
@@ -418,7 +398,7 @@ mod tests {
     }
 
     #[test]
-    fn cut_node_reductions_table_futility_and_singular_variants_change_the_tree() {
+    fn futility_depth_aspiration_and_fail_low_move_variants_change_the_tree() {
         let with = |pairs: &[(&str, &str)]| {
             let mut o = Options::default();
             o.search.set("singular-depth", "4").unwrap();
@@ -429,19 +409,8 @@ mod tests {
         };
         let base = with(&[]);
         for (name, value) in [
-            ("lmr-cut", "1"),
-            ("futility-tt", "on"),
-            ("singular-double", "1"),
-            ("singular-negative", "on"),
-            ("improving", "on"),
-            ("lmr-killer", "1"),
-            ("history-prune", "20"),
-            ("lmr-forcing", "1"),
-            ("lmr-forcing", "-1"),
             ("move-futility-depth", "3"),
-            ("lmr-parry", "1"),
             ("aspiration-pull", "on"),
-            ("threat-deep", "on"),
             ("fail-low-move", "0"),
             ("fail-low-move", "2"),
         ] {

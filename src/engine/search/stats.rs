@@ -58,12 +58,6 @@ search_stats! {
     threat_prunes,
     /// Quiet moves skipped by late-move pruning.
     late_move_prunes,
-    /// Nodes ended by ProbCut.
-    probcuts,
-    /// Nodes ended by a null move.
-    null_cuts,
-    /// Nodes ended by a child's table entry (enhanced transposition cutoffs).
-    etc_cuts,
     /// Singular tests (searches of a node without its table move).
     singular_tests,
     /// Of those, the ones that extended the table move.
