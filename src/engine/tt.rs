@@ -35,9 +35,6 @@ pub struct Entry {
     pub bound: Bound,
     /// Best move as (from bit, to bit, captured-set check), 0 for none.
     pub mv: u32,
-    /// Whether the position was searched as a node of a principal variation (now or by an
-    /// earlier entry for it).
-    pub pv: bool,
 }
 
 const BUCKET: usize = 4;
@@ -238,17 +235,12 @@ impl Tt {
     }
 }
 
-/// One entry as a word: score (16 bits), depth + 1 (7), PV flag (1), bound (2), move (32),
+/// One entry as a word: score (16 bits), depth + 1 (7), a bit unused, bound (2), move (32),
 /// age (6).
 fn pack(e: Entry, age: u64) -> u64 {
     let score = (e.score as i16) as u16 as u64;
     let depth = (e.depth.clamp(-1, 126) + 1) as u64;
-    score
-        | depth << 16
-        | (e.pv as u64) << 23
-        | (e.bound as u64) << 24
-        | (e.mv as u64 & 0xFFFF_FFFF) << 26
-        | age << 58
+    score | depth << 16 | (e.bound as u64) << 24 | (e.mv as u64 & 0xFFFF_FFFF) << 26 | age << 58
 }
 
 /// The age (search number) an entry word was stored in.
@@ -266,7 +258,6 @@ fn unpack(d: u64) -> Entry {
             _ => Bound::Upper,
         },
         mv: ((d >> 26) & 0xFFFF_FFFF) as u32,
-        pv: (d >> 23) & 1 == 1,
     }
 }
 
@@ -282,17 +273,12 @@ mod tests {
             depth: 7,
             bound: Bound::Lower,
             mv: 0xABCDEF,
-            pv: true,
         };
         tt.store(0x1234_5678_9ABC_DEF0, e);
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF0), Some(e));
         assert_eq!(tt.probe(0x1234_5678_9ABC_DEF1), None);
-        // depths beyond the packed range are kept as the deepest it holds, the flags intact
-        let deep = Entry {
-            depth: 200,
-            pv: false,
-            ..e
-        };
+        // depths beyond the packed range are kept as the deepest it holds
+        let deep = Entry { depth: 200, ..e };
         tt.store(0x1234_5678_9ABC_DEF0, deep);
         assert_eq!(
             tt.probe(0x1234_5678_9ABC_DEF0),
@@ -312,7 +298,6 @@ mod tests {
             depth: 9,
             bound: Bound::Lower,
             mv: 77,
-            pv: false,
         };
         tt.store(key, deep);
         let shallow = Entry {
@@ -320,7 +305,6 @@ mod tests {
             depth: 8,
             bound: Bound::Upper,
             mv: 0,
-            pv: true,
         };
         tt.store(key, shallow);
         assert_eq!(tt.probe(key), Some(Entry { mv: 77, ..shallow }));

@@ -476,14 +476,11 @@ impl<'a, V: Variant> Worker<'a, V> {
         let key = pos.hash();
         let mut tt_move = 0;
         let mut tt_entry = None;
-        // whether this position is or was a PV node
-        let mut tt_pv = pv_node;
         self.stats.tt_probes += 1;
         if let Some(e) = self.shared.tt.probe(key) {
             self.stats.tt_hits += 1;
             tt_move = e.mv;
             tt_entry = Some(e);
-            tt_pv |= e.pv;
             if !pv_node && !is_root && excluded == 0 && e.depth >= depth {
                 let s = from_tt(e.score, ply);
                 let cut = match e.bound {
@@ -803,7 +800,6 @@ impl<'a, V: Variant> Worker<'a, V> {
                     FailLowMove::Searched if bound == Bound::Upper && tt_move != 0 => tt_move,
                     _ => best_code,
                 },
-                pv: tt_pv,
             },
         );
         best
@@ -830,34 +826,14 @@ mod tests {
         assert!(h < HISTORY_MAX);
     }
 
-    /// What one worker's search of the start position to `depth` counts.
-    fn search_start(params: SearchParams, main: bool, depth: i32) -> SearchStats {
-        search_start_in(&Tt::new(16), params, main, depth)
-    }
-
-    /// [`search_start`] to depth 10 on the main thread with the default settings changed by
-    /// `set`.
+    /// What the main thread's search of the start position to depth 10 counts, with the
+    /// default settings changed by `set`.
     fn search_start_with(set: impl FnOnce(&mut SearchParams)) -> SearchStats {
+        use crate::core::variant::International;
         let mut params = SearchParams::DEFAULT;
         set(&mut params);
-        search_start(params, true, 10)
-    }
-
-    /// [`search_start`] with the given table.
-    fn search_start_in(tt: &Tt, params: SearchParams, main: bool, depth: i32) -> SearchStats {
-        use crate::core::variant::International;
-        search_in(tt, params, main, &Position::<International>::start(), depth)
-    }
-
-    /// What one worker's search of `pos` to `depth` with table `tt` counts.
-    fn search_in(
-        tt: &Tt,
-        params: SearchParams,
-        main: bool,
-        pos: &Position<crate::core::variant::International>,
-        depth: i32,
-    ) -> SearchStats {
-        searched_in(tt, params, main, pos, depth, |w| w.stats())
+        let start = Position::<International>::start();
+        searched_in(&Tt::new(16), params, true, &start, 10, |w| w.stats())
     }
 
     /// What `look` finds in one worker after its search of `pos` to `depth` (iterations 1 to
