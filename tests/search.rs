@@ -43,8 +43,23 @@ fn assert_line_is_legal(
 /// Plays the principal variation and checks that it ends in a win for the root side after exactly
 /// the number of plies the score announces.
 fn assert_forced_win(fen: &str, plies: i32) {
+    assert_forced_win_with(fen, plies, Options::default());
+}
+
+/// [`assert_forced_win`] with the threads and search settings of `options`.
+fn assert_forced_win_with(fen: &str, plies: i32, options: Options) {
     let game = Game::<International>::from_fen(fen).unwrap();
-    let out = search(&game, Limits::depth(12), 1);
+    let mut e = Engine::new(Options {
+        tt_mib: 16,
+        ..options
+    });
+    let out = e.search(
+        &game,
+        &Limits::depth(12),
+        Mode::Analyze,
+        &SearchHandle::new(),
+        &mut |_| {},
+    );
     assert!(
         out.score > MATE_BOUND,
         "{fen}: no win found, score {}",
@@ -64,6 +79,62 @@ fn finds_forced_wins_with_their_distance() {
     assert_forced_win("W:W28,33:B19", 3);
     assert_forced_win("W:WK46,36:B9,10", 5);
     assert_forced_win("W:W32:B27", 1);
+}
+
+#[test]
+fn threads_that_split_the_tree_find_forced_wins_with_their_distance() {
+    for threads in [2, 3] {
+        let mut o = Options {
+            threads,
+            ..Options::default()
+        };
+        o.search.set("smp-split", "2").unwrap();
+        assert_forced_win_with("W:W28,33:B19", 3, o.clone());
+        assert_forced_win_with("W:WK46,36:B9,10", 5, o.clone());
+        assert_forced_win_with("W:W32:B27", 1, o);
+    }
+}
+
+#[test]
+fn threads_that_split_the_tree_answer_with_legal_lines_and_keep_the_move_time() {
+    let game = Game::<International>::from_fen(
+        "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
+    )
+    .unwrap();
+    for threads in [2, 3] {
+        let mut o = Options {
+            threads,
+            tt_mib: 16,
+            ..Options::default()
+        };
+        o.search.set("smp-split", "2").unwrap();
+        let mut e = Engine::new(o);
+        // depth-limited: the whole line at the depth asked
+        let out = e.search(
+            &game,
+            &Limits::depth(10),
+            Mode::Analyze,
+            &SearchHandle::new(),
+            &mut |_| {},
+        );
+        assert_eq!(out.depth, 10);
+        assert_eq!(out.pv.first().copied(), out.best);
+        assert_line_is_legal(&game, &out.pv);
+        assert!(out.score.abs() < MATE_BOUND, "score {}", out.score);
+        // time-limited: stopped in the middle of split points, it still answers in time
+        e.new_game();
+        let t = Instant::now();
+        let out = e.search(
+            &game,
+            &Limits::move_time(0.3),
+            Mode::Think,
+            &SearchHandle::new(),
+            &mut |_| {},
+        );
+        assert!(t.elapsed().as_secs_f64() < 0.3 + 0.2);
+        assert_eq!(out.pv.first().copied(), out.best);
+        assert_line_is_legal(&game, &out.pv);
+    }
 }
 
 #[test]
@@ -181,6 +252,8 @@ fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_thre
             tt_mib: 16,
             ..Options::default()
         };
+        // Lazy SMP, whose helpers run iterations of their own
+        o.search.set("smp-split", "0").unwrap();
         o.search.set("smp-vote", "on").unwrap();
         o.search
             .set("smp-ahead", if threads == 3 { "on" } else { "off" })

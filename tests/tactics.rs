@@ -181,12 +181,29 @@ fn suite_answers_are_confirmed_by_the_oracle() {
 
 #[test]
 fn engine_solves_the_tactics_suite_within_the_node_budget() {
-    let cases = suite();
-    let mut engine = Engine::new(Options {
+    solve_suite(Options {
         threads: 1,
         tt_mib: 16,
         ..Options::default()
     });
+}
+
+#[test]
+fn two_threads_splitting_the_tree_solve_the_tactics_suite() {
+    // (the node budget counts the main thread's nodes)
+    let mut options = Options {
+        threads: 2,
+        tt_mib: 16,
+        ..Options::default()
+    };
+    options.search.set("smp-split", "2").unwrap();
+    solve_suite(options);
+}
+
+/// Asserts that an engine with `options` solves the suite within the node budget.
+fn solve_suite(options: Options) {
+    let cases = suite();
+    let mut engine = Engine::new(options);
     let mut failed = Vec::new();
     let mut nodes_to_solve = Vec::new();
     for c in &cases {

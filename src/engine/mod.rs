@@ -435,6 +435,9 @@ impl Engine {
         // the depth of the main thread's current iteration
         let main_depth = std::sync::atomic::AtomicU32::new(0);
         let ahead = self.options.search.smp_ahead;
+        // split points instead of Lazy SMP, when asked and there is a helper
+        let board = (params.smp_split > 0 && threads > 1).then(search::SplitBoard::<V>::new);
+        let board = board.as_ref();
 
         let tables = std::thread::scope(|scope| {
             let helpers = (1..threads)
@@ -448,7 +451,13 @@ impl Engine {
                     std::thread::Builder::new()
                         .stack_size(64 << 20)
                         .spawn_scoped(scope, move || {
-                            let mut w = Worker::<V>::new(shared, false, history).with_history(seed);
+                            let mut w = Worker::<V>::new(shared, false, history)
+                                .with_history(seed)
+                                .with_split(board);
+                            if board.is_some() {
+                                w.help();
+                                return w.into_history();
+                            }
                             let mut order = root;
                             let mut d = params.helper_first_depth(id);
                             let mut score = 0;
@@ -477,7 +486,9 @@ impl Engine {
                 })
                 .collect::<Vec<_>>();
 
-            let mut w = Worker::<V>::new(&shared, true, &history).with_history(main_seed);
+            let mut w = Worker::<V>::new(&shared, true, &history)
+                .with_history(main_seed)
+                .with_split(board);
             let mut order = root.clone();
             let mut score: i32 = 0;
             let mut stable = 0;

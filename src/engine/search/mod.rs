@@ -15,9 +15,12 @@ use crate::engine::time::Clock;
 use crate::engine::tt::{Bound, Entry, Tt};
 
 mod params;
+mod split;
 mod stats;
 
 pub use params::{FailLowMove, SearchParams};
+use split::JobNode;
+pub use split::SplitBoard;
 pub use stats::SearchStats;
 
 /// Score of a won game at the root (a win in `n` plies scores `MATE - n`).
@@ -155,6 +158,13 @@ pub struct Worker<'a, V: Variant> {
     /// [`clear_root_nodes`](Self::clear_root_nodes).
     root_nodes: Vec<u64>,
     stats: SearchStats,
+    /// Where split points are posted and joined, when the threads split (`smp_split`).
+    split: Option<&'a SplitBoard<V>>,
+    /// Whether this worker is searching a split point's moves (it posts none then, and stops
+    /// its move when the split point is cut off).
+    in_job: bool,
+    /// The number of the split point's move this worker is searching.
+    job_move: usize,
 }
 
 impl<'a, V: Variant> Worker<'a, V> {
@@ -186,7 +196,16 @@ impl<'a, V: Variant> Worker<'a, V> {
             seldepth: 0,
             root_score: -INF,
             stats: SearchStats::default(),
+            split: None,
+            in_job: false,
+            job_move: 0,
         }
+    }
+
+    /// Lets this worker post (the main thread) or join (a helper) split points on `board`.
+    pub fn with_split(mut self, board: Option<&'a SplitBoard<V>>) -> Self {
+        self.split = board;
+        self
     }
 
     /// Starts this worker's move-ordering history from `table` (one an earlier worker ended
@@ -302,6 +321,14 @@ impl<'a, V: Variant> Worker<'a, V> {
             } else if self.main && self.shared.clock.hard_expired() {
                 self.stopped = true;
                 self.shared.stop.store(true, Ordering::Relaxed);
+            } else if self.in_job
+                && self
+                    .split
+                    .is_some_and(|b| b.aborted() || b.done(self.job_move))
+            {
+                // another thread's move cut the split point off, or another thread finished
+                // this move: this search is not needed
+                self.stopped = true;
             }
         }
         self.stopped
@@ -381,6 +408,222 @@ impl<'a, V: Variant> Worker<'a, V> {
             Wdl::Win if beta <= 0 => Some(0),
             Wdl::Loss if alpha >= 0 => Some(0),
             _ => None,
+        }
+    }
+
+    /// The late-move reduction of move number `i` (from 0) at a node of `depth`, whose
+    /// children are searched to `new_depth`; `reducible` when the move is quiet, not forced
+    /// and not extended.
+    #[inline]
+    fn reduction(
+        &mut self,
+        depth: i32,
+        i: usize,
+        reducible: bool,
+        pv_node: bool,
+        new_depth: i32,
+    ) -> i32 {
+        let params = &self.shared.params;
+        if !(params.lmr && depth >= params.lmr_depth && i >= params.lmr_min_move && reducible) {
+            return 0;
+        }
+        let mut r = if params.lmr_divisor > 0 {
+            self.reductions[(depth as usize).min(63)][i.min(63)] as i32
+        } else {
+            1 + (i >= 8) as i32 + (depth >= 8 && i >= 16) as i32
+        };
+        r -= pv_node as i32;
+        // (below depth 3, with `lmr_depth` 2, a reduced move may go straight to the capture
+        // search)
+        r = r.min(new_depth - (depth >= 3) as i32).max(0);
+        self.stats.reduced += (r > 0) as u64;
+        r
+    }
+
+    /// Pushes the hash of `child`, reached by `m`, on the line.
+    #[inline]
+    fn push_line(&mut self, m: &Move<V>, child: &Position<V>) {
+        let start = if m.is_irreversible() {
+            self.line.len()
+        } else {
+            *self.line_start.last().unwrap_or(&0)
+        };
+        self.line.push(child.hash());
+        self.line_start.push(start);
+    }
+
+    /// Takes the last position off the line.
+    #[inline]
+    fn pop_line(&mut self) {
+        self.line.pop();
+        self.line_start.pop();
+    }
+
+    /// A helper's life when the threads split: join every split point the main thread posts
+    /// and search its moves, until the search is stopped.
+    pub fn help(&mut self) {
+        let Some(board) = self.split else {
+            return;
+        };
+        let mut idle = 0u32;
+        while !self.shared.stop.load(Ordering::Relaxed) {
+            match board.join() {
+                Some(node) => {
+                    idle = 0;
+                    self.line.clone_from(&node.line);
+                    self.line_start.clone_from(&node.line_start);
+                    self.in_job = true;
+                    self.work(board, &node);
+                    self.in_job = false;
+                    board.leave();
+                    // a move stopped because the split point was cut off; a stop of the whole
+                    // search ends the loop
+                    self.stopped = false;
+                }
+                None => {
+                    idle += 1;
+                    if idle < 256 {
+                        std::hint::spin_loop();
+                    } else {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+        }
+        self.finish();
+    }
+
+    /// Searches the moves of the split point `node` that `board` hands out, until none is
+    /// left, the split point is cut off or the search is stopped.
+    fn work(&mut self, board: &SplitBoard<V>, node: &JobNode<V>) {
+        while let Some((i, m, alpha)) = board.take() {
+            self.job_move = i;
+            let before = self.nodes;
+            let score = self.split_move(board, node, i, m, alpha);
+            board.report(i, score, &self.pv[node.ply + 1], self.nodes - before);
+            if score.is_none() {
+                if self.shared.stop.load(Ordering::Relaxed) || board.aborted() {
+                    break;
+                }
+                // another thread finished this move first
+                self.stopped = false;
+            }
+        }
+    }
+
+    /// Searches move number `i` of a split point as its node's loop would (a reduced
+    /// null-window search, at full depth if it beats alpha, then with the open window if it is
+    /// inside it), against alpha as raised meanwhile by the other threads. `None` if stopped.
+    fn split_move(
+        &mut self,
+        board: &SplitBoard<V>,
+        node: &JobNode<V>,
+        i: usize,
+        m: Move<V>,
+        mut alpha: i32,
+    ) -> Option<i32> {
+        let child = node.pos.make(&m);
+        let child_clocks = node.clocks.after(&m, &child);
+        self.push_line(&m, &child);
+        let ply = node.ply + 1;
+        let quiet = !m.is_capture() && !m.is_promotion();
+        let extended = node.singular != 0 && encode(&m) == node.singular;
+        let new_depth = node.depth - 1 + extended as i32;
+        let reducible = quiet && !node.forced_capture && !extended;
+        let r = self.reduction(node.depth, i, reducible, true, new_depth);
+        let mut score = -self.search_node(
+            &child,
+            child_clocks,
+            -alpha - 1,
+            -alpha,
+            new_depth - r,
+            ply,
+            false,
+            None,
+        );
+        if score > alpha && r > 0 && !self.stopped {
+            self.stats.reduced_researches += 1;
+            score = -self.search_node(
+                &child,
+                child_clocks,
+                -alpha - 1,
+                -alpha,
+                new_depth,
+                ply,
+                false,
+                None,
+            );
+        }
+        // another thread may have raised alpha: a score between the old and the new one says
+        // nothing, and is searched again against the new
+        while score > alpha && !self.stopped {
+            let now = board.alpha();
+            if now <= alpha || score > now {
+                alpha = alpha.max(now);
+                break;
+            }
+            alpha = now;
+            score = -self.search_node(
+                &child,
+                child_clocks,
+                -alpha - 1,
+                -alpha,
+                new_depth,
+                ply,
+                false,
+                None,
+            );
+        }
+        if score > alpha && score < node.beta && !self.stopped {
+            self.stats.pv_researches += 1;
+            score = -self.search_node(
+                &child,
+                child_clocks,
+                -node.beta,
+                -alpha,
+                new_depth,
+                ply,
+                true,
+                None,
+            );
+        }
+        self.pop_line();
+        (!self.stopped).then_some(score)
+    }
+
+    /// Rewards the quiet move `m` that cut a node at `ply` off (`side` to move, `depth`): it
+    /// becomes the first killer, and gains history while the quiet moves `tried` before it
+    /// lose some (with `history_malus`; else only it gains, the table halved when large).
+    fn reward_cutoff(
+        &mut self,
+        ply: usize,
+        side: usize,
+        depth: i32,
+        tried: &[Move<V>],
+        m: &Move<V>,
+    ) {
+        let code = encode(m);
+        if self.killers[ply][0] != code {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = code;
+        }
+        if self.shared.params.history_malus {
+            let bonus = (depth * depth).min(HISTORY_MAX / 4);
+            for t in tried {
+                if !t.is_capture() && !t.is_promotion() {
+                    let slot = history_slot(side, t);
+                    gravity(&mut self.history[slot], -bonus);
+                }
+            }
+            gravity(&mut self.history[history_slot(side, m)], bonus);
+        } else {
+            let h = &mut self.history[history_slot(side, m)];
+            *h += depth * depth;
+            if *h > 1 << 20 {
+                for v in self.history.iter_mut() {
+                    *v /= 2;
+                }
+            }
         }
     }
 
@@ -641,13 +884,7 @@ impl<'a, V: Variant> Worker<'a, V> {
             }
             let child = pos.make(&m);
             let child_clocks = clocks.after(&m, &child);
-            let start = if m.is_irreversible() {
-                self.line.len()
-            } else {
-                *self.line_start.last().unwrap_or(&0)
-            };
-            self.line.push(child.hash());
-            self.line_start.push(start);
+            self.push_line(&m, &child);
 
             let extended = singular != 0 && code == singular;
             let new_depth = depth - 1 + extended as i32;
@@ -665,25 +902,13 @@ impl<'a, V: Variant> Worker<'a, V> {
                     None,
                 );
             } else {
-                let mut r = 0;
-                if params.lmr
-                    && depth >= params.lmr_depth
-                    && i >= params.lmr_min_move
-                    && quiet
-                    && !forced_capture
-                    && !extended
-                {
-                    r = if params.lmr_divisor > 0 {
-                        self.reductions[(depth as usize).min(63)][i.min(63)] as i32
-                    } else {
-                        1 + (i >= 8) as i32 + (depth >= 8 && i >= 16) as i32
-                    };
-                    r -= pv_node as i32;
-                    // (below depth 3, with `lmr_depth` 2, a reduced move may go straight to the
-                    // capture search)
-                    r = r.min(new_depth - (depth >= 3) as i32).max(0);
-                    self.stats.reduced += (r > 0) as u64;
-                }
+                let r = self.reduction(
+                    depth,
+                    i,
+                    quiet && !forced_capture && !extended,
+                    pv_node,
+                    new_depth,
+                );
                 score = -self.search_node(
                     &child,
                     child_clocks,
@@ -721,8 +946,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     );
                 }
             }
-            self.line.pop();
-            self.line_start.pop();
+            self.pop_line();
             if is_root {
                 if self.root_nodes.len() <= i {
                     self.root_nodes.resize(i + 1, 0);
@@ -747,33 +971,87 @@ impl<'a, V: Variant> Worker<'a, V> {
                     line.extend_from_slice(&tail[0]);
                     if score >= beta {
                         if quiet {
-                            if self.killers[ply][0] != code {
-                                self.killers[ply][1] = self.killers[ply][0];
-                                self.killers[ply][0] = code;
-                            }
-                            if params.history_malus {
-                                let bonus = (depth * depth).min(HISTORY_MAX / 4);
-                                for tried in &moves[..i] {
-                                    if !tried.is_capture() && !tried.is_promotion() {
-                                        let slot = history_slot(side, tried);
-                                        gravity(&mut self.history[slot], -bonus);
-                                    }
-                                }
-                                gravity(&mut self.history[history_slot(side, &m)], bonus);
-                            } else {
-                                let h = &mut self.history[history_slot(side, &m)];
-                                *h += depth * depth;
-                                if *h > 1 << 20 {
-                                    for v in self.history.iter_mut() {
-                                        *v /= 2;
-                                    }
-                                }
-                            }
+                            self.reward_cutoff(ply, side, depth, &moves[..i], &m);
                         }
                         self.stats.cutoffs += 1;
                         self.stats.first_move_cutoffs += (i == 0) as u64;
                         break;
                     }
+                }
+            }
+            // Split point: the moves after the first are shared with the idle helpers.
+            if i == 0
+                && pv_node
+                && n > 1
+                && excluded == 0
+                && params.smp_split > 0
+                && depth >= params.smp_split
+                && self.main
+                && !self.in_job
+            {
+                if let Some(board) = self.split.filter(|b| b.idle()) {
+                    if !is_root {
+                        // the rest in the order the loop would pick them
+                        let scores = &mut self.scores[ply];
+                        for a in 1..n {
+                            let mut bi = a;
+                            for j in a + 1..n {
+                                if scores[j] > scores[bi] {
+                                    bi = j;
+                                }
+                            }
+                            moves.swap(a, bi);
+                            scores.swap(a, bi);
+                        }
+                    }
+                    let node = JobNode {
+                        pos: *pos,
+                        clocks,
+                        ply,
+                        depth,
+                        beta,
+                        forced_capture,
+                        singular,
+                        root: is_root,
+                        line: self.line.clone(),
+                        line_start: self.line_start.clone(),
+                    };
+                    board.post(node.clone(), moves, 1, alpha, best);
+                    self.in_job = true;
+                    self.work(board, &node);
+                    self.in_job = false;
+                    let job = board.close();
+                    for (k, v) in job.root_nodes.iter().enumerate() {
+                        if self.root_nodes.len() <= k {
+                            self.root_nodes.resize(k + 1, 0);
+                        }
+                        self.root_nodes[k] += v;
+                    }
+                    // this thread's move may have been stopped only because another's cut
+                    // the node off
+                    self.stopped = self.shared.stop.load(Ordering::Relaxed);
+                    if job.best > best {
+                        best = job.best;
+                        best_code = encode(&moves[job.best_index]);
+                    }
+                    if job.alpha > alpha {
+                        alpha = job.alpha;
+                        if is_root {
+                            self.root_score = alpha;
+                        }
+                        self.pv[ply].clone_from(&job.line);
+                    }
+                    if self.stopped {
+                        return 0;
+                    }
+                    if best >= beta {
+                        let cut = moves[job.best_index];
+                        if !cut.is_capture() && !cut.is_promotion() {
+                            self.reward_cutoff(ply, side, depth, &moves[..job.best_index], &cut);
+                        }
+                        self.stats.cutoffs += 1;
+                    }
+                    break;
                 }
             }
         }

@@ -49,6 +49,13 @@ pub struct SearchParams {
     /// Lazy SMP: every other helper thread starts one ply deeper than the main thread (so its
     /// iterations run a depth ahead); off, all threads start at depth 1.
     pub smp_stagger: bool,
+    /// Split points instead of Lazy SMP: at principal-variation nodes of at least this depth,
+    /// once the first move is searched, the helper threads share the other moves with the main
+    /// thread (each move searched once, by one of them); helpers do no iterations of their own
+    /// (and `smp_ahead`, `smp_vote` and `smp_stagger` do nothing). 0 turns it off (Lazy SMP).
+    /// At 2: 2 threads reach depth 20 in 0.55-0.58 of one thread's time against 0.68 with Lazy
+    /// SMP, and play as well as Lazy SMP at equal time (README).
+    pub smp_split: i32,
     /// At a threatened quiet node at the horizon (see `threat_ply`) of a non-PV line whose
     /// static score is at least this much below alpha, the static score is returned instead
     /// of searching the replies to the threat. 0 turns it off.
@@ -122,6 +129,7 @@ impl SearchParams {
         smp_ahead: false,
         smp_vote: false,
         smp_stagger: true,
+        smp_split: 2,
         threat_margin: 185,
         move_futility: 46,
         move_futility_depth: 2,
@@ -175,6 +183,7 @@ impl SearchParams {
             ("smp-ahead", self.smp_ahead.to_string()),
             ("smp-vote", self.smp_vote.to_string()),
             ("smp-stagger", self.smp_stagger.to_string()),
+            ("smp-split", self.smp_split.to_string()),
             ("threat-margin", self.threat_margin.to_string()),
             ("move-futility", self.move_futility.to_string()),
             ("move-futility-depth", self.move_futility_depth.to_string()),
@@ -229,6 +238,7 @@ impl SearchParams {
             "smp-ahead" => self.smp_ahead = flag()?,
             "smp-vote" => self.smp_vote = flag()?,
             "smp-stagger" => self.smp_stagger = flag()?,
+            "smp-split" => self.smp_split = int(0, 64)?,
             "threat-margin" => self.threat_margin = int(0, 1000)?,
             "move-futility" => self.move_futility = int(0, 1000)?,
             "move-futility-depth" => self.move_futility_depth = int(1, 8)?,
