@@ -1,7 +1,9 @@
 //! The search: iterative deepening with aspiration windows, principal-variation alpha-beta
 //! (fail-soft), a capture-resolving quiescence, a shared transposition table, killer and history
 //! ordering, late-move reductions and single-reply extensions. Repetitions and the draw rules are
-//! scored inside the tree; won and lost positions carry their distance.
+//! scored inside the tree; won and lost positions carry their distance. With several threads,
+//! the moves of principal-variation nodes are shared out between them (split points, in
+//! `split.rs`), or each thread runs its own iterations over the shared table (Lazy SMP).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
