@@ -81,14 +81,24 @@ fn finds_forced_wins_with_their_distance() {
     assert_forced_win("W:W32:B27", 1);
 }
 
+/// A middle-game position (one of the bench's) for the threaded searches.
+const MIDDLE_GAME: &str = "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9";
+
+/// `threads` threads with a 16 MiB table, splitting the tree at `split` (0: Lazy SMP).
+fn threaded(threads: usize, split: &str) -> Options {
+    let mut o = Options {
+        threads,
+        tt_mib: 16,
+        ..Options::default()
+    };
+    o.search.set("smp-split", split).unwrap();
+    o
+}
+
 #[test]
 fn threads_that_split_the_tree_find_forced_wins_with_their_distance() {
     for threads in [2, 3] {
-        let mut o = Options {
-            threads,
-            ..Options::default()
-        };
-        o.search.set("smp-split", "2").unwrap();
+        let o = threaded(threads, "2");
         assert_forced_win_with("W:W28,33:B19", 3, o.clone());
         assert_forced_win_with("W:WK46,36:B9,10", 5, o.clone());
         assert_forced_win_with("W:W32:B27", 1, o);
@@ -97,18 +107,9 @@ fn threads_that_split_the_tree_find_forced_wins_with_their_distance() {
 
 #[test]
 fn threads_that_split_the_tree_answer_with_legal_lines_and_keep_the_move_time() {
-    let game = Game::<International>::from_fen(
-        "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
-    )
-    .unwrap();
+    let game = Game::<International>::from_fen(MIDDLE_GAME).unwrap();
     for threads in [2, 3] {
-        let mut o = Options {
-            threads,
-            tt_mib: 16,
-            ..Options::default()
-        };
-        o.search.set("smp-split", "2").unwrap();
-        let mut e = Engine::new(o);
+        let mut e = Engine::new(threaded(threads, "2"));
         // depth-limited: the whole line at the depth asked
         let out = e.search(
             &game,
@@ -242,18 +243,10 @@ fn two_threads_find_a_legal_move() {
 fn a_threaded_search_answers_with_a_whole_line_at_least_as_deep_as_the_main_threads() {
     // with helpers, the answer may come from a helper's deeper iteration: it must still be a
     // legal line that begins with the move played
-    let game = Game::<International>::from_fen(
-        "W:W26,29,31,32,33,34,35,37,38,39,41,42,43,44,45,46,47,48,49,50:B1,10,11,12,14,15,16,18,2,20,22,23,24,3,4,5,6,7,8,9",
-    )
-    .unwrap();
+    let game = Game::<International>::from_fen(MIDDLE_GAME).unwrap();
     for threads in [2, 3] {
-        let mut o = Options {
-            threads,
-            tt_mib: 16,
-            ..Options::default()
-        };
         // Lazy SMP, whose helpers run iterations of their own
-        o.search.set("smp-split", "0").unwrap();
+        let mut o = threaded(threads, "0");
         o.search.set("smp-vote", "on").unwrap();
         o.search
             .set("smp-ahead", if threads == 3 { "on" } else { "off" })

@@ -522,7 +522,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         node: &JobNode<V>,
         i: usize,
         m: Move<V>,
-        mut alpha: i32,
+        alpha: i32,
     ) -> Option<i32> {
         let child = node.pos.make(&m);
         let child_clocks = node.clocks.after(&m, &child);
@@ -533,64 +533,90 @@ impl<'a, V: Variant> Worker<'a, V> {
         let new_depth = node.depth - 1 + extended as i32;
         let reducible = quiet && !node.forced_capture && !extended;
         let r = self.reduction(node.depth, i, reducible, true, new_depth);
-        let mut score = -self.search_node(
+        let score = self.later_move(
             &child,
             child_clocks,
-            -alpha - 1,
-            -alpha,
-            new_depth - r,
+            (alpha, node.beta),
+            new_depth,
+            r,
             ply,
-            false,
-            None,
+            true,
+            Some(board),
         );
-        if score > alpha && r > 0 && !self.stopped {
-            self.stats.reduced_researches += 1;
-            score = -self.search_node(
-                &child,
-                child_clocks,
-                -alpha - 1,
-                -alpha,
-                new_depth,
-                ply,
-                false,
-                None,
-            );
-        }
-        // another thread may have raised alpha: a score between the old and the new one says
-        // nothing, and is searched again against the new
-        while score > alpha && !self.stopped {
-            let now = board.alpha();
-            if now <= alpha || score > now {
-                alpha = alpha.max(now);
-                break;
-            }
-            alpha = now;
-            score = -self.search_node(
-                &child,
-                child_clocks,
-                -alpha - 1,
-                -alpha,
-                new_depth,
-                ply,
-                false,
-                None,
-            );
-        }
-        if score > alpha && score < node.beta && !self.stopped {
-            self.stats.pv_researches += 1;
-            score = -self.search_node(
-                &child,
-                child_clocks,
-                -node.beta,
-                -alpha,
-                new_depth,
-                ply,
-                true,
-                None,
-            );
-        }
         self.pop_line();
         (!self.stopped).then_some(score)
+    }
+
+    /// Puts the best-scored of the moves from `i` on of the node at `ply` (by its ordering
+    /// scores, the first of equals) at `i`.
+    #[inline]
+    fn pick_move(&mut self, ply: usize, moves: &mut [Move<V>], i: usize) {
+        let scores = &mut self.scores[ply];
+        let mut bi = i;
+        let mut top = scores[i];
+        for (j, &s) in scores[..moves.len()].iter().enumerate().skip(i + 1) {
+            if s > top {
+                (bi, top) = (j, s);
+            }
+        }
+        moves.swap(i, bi);
+        scores.swap(i, bi);
+    }
+
+    /// Searches a move after the first of a node, whose child `child` is at `ply`, in the
+    /// node's window `(alpha, beta)`: a null-window search reduced by `r`, again at full depth
+    /// `new_depth` if it beats alpha, and at a PV node once more with the open window if it is
+    /// inside it. At a split point (`board`), a score beating alpha is first checked against
+    /// alpha as the other threads have raised it meanwhile (a score between the old and the new
+    /// alpha says nothing, and is searched again against the new).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn later_move(
+        &mut self,
+        child: &Position<V>,
+        clocks: DrawClocks,
+        (mut alpha, beta): (i32, i32),
+        new_depth: i32,
+        r: i32,
+        ply: usize,
+        pv_node: bool,
+        board: Option<&SplitBoard<V>>,
+    ) -> i32 {
+        let mut score = self.null_window(child, clocks, alpha, new_depth - r, ply);
+        if score > alpha && r > 0 {
+            self.stats.reduced_researches += 1;
+            score = self.null_window(child, clocks, alpha, new_depth, ply);
+        }
+        if let Some(board) = board {
+            while score > alpha && !self.stopped {
+                let now = board.alpha();
+                if now <= alpha || score > now {
+                    alpha = alpha.max(now);
+                    break;
+                }
+                alpha = now;
+                score = self.null_window(child, clocks, alpha, new_depth, ply);
+            }
+        }
+        if score > alpha && score < beta && pv_node {
+            self.stats.pv_researches += 1;
+            score = -self.search_node(child, clocks, -beta, -alpha, new_depth, ply, true, None);
+        }
+        score
+    }
+
+    /// The score of `child` (at `ply`, to `depth`) from a null-window search just above
+    /// `alpha`, from the parent's side.
+    #[inline]
+    fn null_window(
+        &mut self,
+        child: &Position<V>,
+        clocks: DrawClocks,
+        alpha: i32,
+        depth: i32,
+        ply: usize,
+    ) -> i32 {
+        -self.search_node(child, clocks, -alpha - 1, -alpha, depth, ply, false, None)
     }
 
     /// Rewards the quiet move `m` that cut a node at `ply` off (`side` to move, `depth`): it
@@ -844,17 +870,7 @@ impl<'a, V: Variant> Worker<'a, V> {
         let moves = list.as_mut_slice();
         for i in 0..n {
             if !is_root {
-                // pick the best remaining move
-                let scores = &mut self.scores[ply];
-                let mut bi = i;
-                let mut top = scores[i];
-                for (j, &s) in scores[..n].iter().enumerate().skip(i + 1) {
-                    if s > top {
-                        (bi, top) = (j, s);
-                    }
-                }
-                moves.swap(i, bi);
-                scores.swap(i, bi);
+                self.pick_move(ply, moves, i);
             }
             let m = moves[i];
             let code = encode(&m);
@@ -891,9 +907,8 @@ impl<'a, V: Variant> Worker<'a, V> {
             let extended = singular != 0 && code == singular;
             let new_depth = depth - 1 + extended as i32;
             let nodes_before = self.nodes;
-            let mut score;
-            if i == 0 {
-                score = -self.search_node(
+            let score = if i == 0 {
+                -self.search_node(
                     &child,
                     child_clocks,
                     -beta,
@@ -902,7 +917,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     ply + 1,
                     pv_node,
                     None,
-                );
+                )
             } else {
                 let r = self.reduction(
                     depth,
@@ -911,43 +926,17 @@ impl<'a, V: Variant> Worker<'a, V> {
                     pv_node,
                     new_depth,
                 );
-                score = -self.search_node(
+                self.later_move(
                     &child,
                     child_clocks,
-                    -alpha - 1,
-                    -alpha,
-                    new_depth - r,
+                    (alpha, beta),
+                    new_depth,
+                    r,
                     ply + 1,
-                    false,
+                    pv_node,
                     None,
-                );
-                if score > alpha && r > 0 {
-                    self.stats.reduced_researches += 1;
-                    score = -self.search_node(
-                        &child,
-                        child_clocks,
-                        -alpha - 1,
-                        -alpha,
-                        new_depth,
-                        ply + 1,
-                        false,
-                        None,
-                    );
-                }
-                if score > alpha && score < beta && pv_node {
-                    self.stats.pv_researches += 1;
-                    score = -self.search_node(
-                        &child,
-                        child_clocks,
-                        -beta,
-                        -alpha,
-                        new_depth,
-                        ply + 1,
-                        true,
-                        None,
-                    );
-                }
-            }
+                )
+            };
             self.pop_line();
             if is_root {
                 if self.root_nodes.len() <= i {
@@ -994,16 +983,8 @@ impl<'a, V: Variant> Worker<'a, V> {
                 if let Some(board) = self.split.filter(|b| b.idle()) {
                     if !is_root {
                         // the rest in the order the loop would pick them
-                        let scores = &mut self.scores[ply];
                         for a in 1..n {
-                            let mut bi = a;
-                            for j in a + 1..n {
-                                if scores[j] > scores[bi] {
-                                    bi = j;
-                                }
-                            }
-                            moves.swap(a, bi);
-                            scores.swap(a, bi);
+                            self.pick_move(ply, moves, a);
                         }
                     }
                     let node = JobNode {
