@@ -11,18 +11,27 @@ use damast::engine::time::Limits;
 use damast::engine::{Engine, Mode, Options, Outcome, SearchHandle};
 
 fn search(game: &Game<International>, limits: Limits, threads: usize) -> Outcome<International> {
-    let mut e = Engine::new(Options {
-        threads,
-        tt_mib: 16,
-        ..Options::default()
-    });
-    e.search(
+    search_with(
         game,
-        &limits,
-        Mode::Analyze,
-        &SearchHandle::new(),
-        &mut |_| {},
+        limits,
+        Options {
+            threads,
+            ..Options::default()
+        },
     )
+}
+
+/// An analysis of `game` to `limits` by a new engine with `options` and a 16 MiB table.
+fn search_with(
+    game: &Game<International>,
+    limits: Limits,
+    options: Options,
+) -> Outcome<International> {
+    Engine::new(Options {
+        tt_mib: 16,
+        ..options
+    })
+    .search_to(game, &limits, Mode::Analyze)
 }
 
 /// Asserts that `line` is a sequence of legal moves from `game`'s position.
@@ -49,17 +58,7 @@ fn assert_forced_win(fen: &str, plies: i32) {
 /// [`assert_forced_win`] with the threads and search settings of `options`.
 fn assert_forced_win_with(fen: &str, plies: i32, options: Options) {
     let game = Game::<International>::from_fen(fen).unwrap();
-    let mut e = Engine::new(Options {
-        tt_mib: 16,
-        ..options
-    });
-    let out = e.search(
-        &game,
-        &Limits::depth(12),
-        Mode::Analyze,
-        &SearchHandle::new(),
-        &mut |_| {},
-    );
+    let out = search_with(&game, Limits::depth(12), options);
     assert!(
         out.score > MATE_BOUND,
         "{fen}: no win found, score {}",
@@ -111,13 +110,7 @@ fn threads_that_split_the_tree_answer_with_legal_lines_and_keep_the_move_time() 
     for threads in [2, 3] {
         let mut e = Engine::new(threaded(threads, "2"));
         // depth-limited: the whole line at the depth asked
-        let out = e.search(
-            &game,
-            &Limits::depth(10),
-            Mode::Analyze,
-            &SearchHandle::new(),
-            &mut |_| {},
-        );
+        let out = e.search_to(&game, &Limits::depth(10), Mode::Analyze);
         assert_eq!(out.depth, 10);
         assert_eq!(out.pv.first().copied(), out.best);
         assert_line_is_legal(&game, &out.pv);
@@ -125,13 +118,7 @@ fn threads_that_split_the_tree_answer_with_legal_lines_and_keep_the_move_time() 
         // time-limited: stopped in the middle of split points, it still answers in time
         e.new_game();
         let t = Instant::now();
-        let out = e.search(
-            &game,
-            &Limits::move_time(0.3),
-            Mode::Think,
-            &SearchHandle::new(),
-            &mut |_| {},
-        );
+        let out = e.search_to(&game, &Limits::move_time(0.3), Mode::Think);
         assert!(t.elapsed().as_secs_f64() < 0.3 + 0.2);
         assert_eq!(out.pv.first().copied(), out.best);
         assert_line_is_legal(&game, &out.pv);
