@@ -482,14 +482,7 @@ impl<'a, V: Variant> Worker<'a, V> {
                     // search ends the loop
                     self.stopped = false;
                 }
-                None => {
-                    idle += 1;
-                    if idle < 256 {
-                        std::hint::spin_loop();
-                    } else {
-                        std::thread::yield_now();
-                    }
-                }
+                None => split::back_off(&mut idle),
             }
         }
         self.finish();

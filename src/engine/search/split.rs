@@ -247,12 +247,7 @@ impl<V: Variant> SplitBoard<V> {
         self.open.store(false, Ordering::Release);
         let mut spins = 0u32;
         while self.inside.load(Ordering::Acquire) > 0 {
-            spins += 1;
-            if spins < 256 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
+            back_off(&mut spins);
         }
         self.abort.store(false, Ordering::Release);
         let mut job = self.lock();
@@ -263,6 +258,17 @@ impl<V: Variant> SplitBoard<V> {
             line: std::mem::take(&mut job.line),
             root_nodes: std::mem::take(&mut job.root_nodes),
         }
+    }
+}
+
+/// One wait of a polling loop, `spins` counting the waits since the loop last found work:
+/// a spin for the first 255, then the core is yielded.
+pub fn back_off(spins: &mut u32) {
+    *spins = spins.saturating_add(1);
+    if *spins < 256 {
+        std::hint::spin_loop();
+    } else {
+        std::thread::yield_now();
     }
 }
 
