@@ -270,6 +270,19 @@ fn a_pondering_engine_gets_ponder_hits_and_keeps_its_clock() {
     let raw = std::fs::read_to_string(&pdn_file).unwrap();
     let hits = raw.matches("ponder-hit").count();
     assert!(hits > 0, "no ponder hit in two games:\n{raw}");
+    // the report counts the same hits, and only the ponderer's
+    let line = |name: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("Time: {name} ")))
+            .unwrap_or_else(|| panic!("no time line for {name}:\n{out}"))
+            .to_string()
+    };
+    let ponderer = line("Ponderer");
+    assert!(
+        ponderer.contains(&format!(", ponder hits {hits} of ")),
+        "{ponderer} against {hits} hits in the PDN"
+    );
+    assert!(!line("Plain").contains("ponder"), "{out}");
     // every hit is on a move of the ponderer: the comments of a game, in ply order, alternate
     // between the sides from the side to move in its FEN
     for chunk in raw.split("[Event").skip(1) {

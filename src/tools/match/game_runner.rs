@@ -65,6 +65,40 @@ pub enum Ending {
     Forfeit(Color, Fault),
 }
 
+/// How an engine spent its clock: in one game, or summed over a match.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeUse {
+    /// Moves it answered.
+    pub moves: u32,
+    /// Seconds those answers took on its clock.
+    pub seconds: f64,
+    /// Moves answered after `ponder-hit`: the opponent played the expected move.
+    pub ponder_hits: u32,
+    /// Ponder searches stopped because the opponent played another move.
+    pub ponder_misses: u32,
+}
+
+impl TimeUse {
+    /// Adds `other`'s moves, seconds and ponder outcomes.
+    pub fn add(&mut self, other: &TimeUse) {
+        self.moves += other.moves;
+        self.seconds += other.seconds;
+        self.ponder_hits += other.ponder_hits;
+        self.ponder_misses += other.ponder_misses;
+    }
+
+    /// Mean seconds a move, if it moved.
+    pub fn per_move(&self) -> Option<f64> {
+        (self.moves > 0).then(|| self.seconds / self.moves as f64)
+    }
+
+    /// The share of its ponder searches that the opponent's move confirmed, if it pondered.
+    pub fn hit_rate(&self) -> Option<f64> {
+        let tried = self.ponder_hits + self.ponder_misses;
+        (tried > 0).then(|| self.ponder_hits as f64 / tried as f64)
+    }
+}
+
 /// A played game and how it ended.
 #[derive(Clone, Debug)]
 pub struct GameRecord<V: Variant> {
@@ -74,6 +108,8 @@ pub struct GameRecord<V: Variant> {
     pub comments: Vec<Option<String>>,
     /// How it ended.
     pub ending: Ending,
+    /// How the white and the black engine spent their clocks.
+    pub time: [TimeUse; 2],
 }
 
 impl<V: Variant> GameRecord<V> {
@@ -176,6 +212,7 @@ pub fn forfeit_before_start<V: Variant>(
         comments: vec![None; game.moves().len()],
         game,
         ending: Ending::Forfeit(side, fault),
+        time: [TimeUse::default(); 2],
     }
 }
 
@@ -187,7 +224,9 @@ pub fn play<V: Variant>(
     settings: &GameSettings,
 ) -> GameRecord<V> {
     let [white, black] = engines;
-    let record = play_game(opening, [&mut *white, &mut *black], settings);
+    let mut time = [TimeUse::default(); 2];
+    let mut record = play_game(opening, [&mut *white, &mut *black], settings, &mut time);
+    record.time = time;
     for e in [white, black] {
         if e.is_alive() {
             // a failure here shows at the engine's next command
@@ -197,10 +236,12 @@ pub fn play<V: Variant>(
     record
 }
 
+/// Plays the game, counting each side's moves, seconds and ponder outcomes in `time`.
 fn play_game<V: Variant>(
     opening: &Opening<V>,
     engines: [&mut EngineProcess; 2],
     settings: &GameSettings,
+    time: &mut [TimeUse; 2],
 ) -> GameRecord<V> {
     let mut game = opening.game();
     // the answer each engine ponders on, while it does
@@ -217,6 +258,7 @@ fn play_game<V: Variant>(
         game,
         comments,
         ending,
+        time: [TimeUse::default(); 2],
     };
     for (i, e) in engines.iter_mut().enumerate() {
         if let Err(err) = e.new_game() {
@@ -238,7 +280,8 @@ fn play_game<V: Variant>(
         let allowed = clock.allowed();
         let limit = allowed.map_or(settings.move_timeout, |a| a + settings.time_margin);
         let engine = &mut engines[side.index()];
-        let hit = engine.is_pondering()
+        let pondered = engine.is_pondering();
+        let hit = pondered
             && expected[side.index()]
                 .take()
                 .is_some_and(|e| game.moves().last() == Some(&e));
@@ -251,6 +294,11 @@ fn play_game<V: Variant>(
             Ok(r) => r,
             Err(e) => return end(game, comments, Ending::Forfeit(side, Fault::from_engine(e))),
         };
+        let spent = &mut time[side.index()];
+        spent.moves += 1;
+        spent.seconds += reply.elapsed;
+        spent.ponder_hits += hit as u32;
+        spent.ponder_misses += (pondered && !hit) as u32;
         if !clock.charge(reply.elapsed, settings.time_margin) {
             let fault = Fault::Time {
                 used: reply.elapsed,
@@ -342,6 +390,7 @@ mod tests {
             game: g.clone(),
             comments: Vec::new(),
             ending,
+            time: [TimeUse::default(); 2],
         };
         let r = rec(Ending::Rules(GameResult::Win(Color::White)));
         assert_eq!(

@@ -111,6 +111,7 @@ mod tests {
                     why: "illegal \"move\"".into(),
                 },
             ),
+            time: Default::default(),
         };
         let tags = GameTags {
             event: "test \"match\"",
@@ -138,6 +139,7 @@ mod tests {
             game: Game::<International>::default(),
             comments: Vec::new(),
             ending: Ending::Rules(GameResult::Ongoing),
+            time: Default::default(),
         };
         assert!(!game_text(&start, &tags).contains("FEN"));
     }

@@ -3,6 +3,7 @@
 
 use crate::core::Color;
 
+use super::game_runner::TimeUse;
 use super::stats::{self, Sprt, SprtDecision, Wdl};
 
 /// Results of every pair of engines.
@@ -13,6 +14,8 @@ pub struct Standings {
     pairs: Vec<Vec<Wdl>>,
     /// Games won by white, drawn, won by black.
     by_colour: Wdl,
+    /// How each engine spent its clock over all its games.
+    time: Vec<TimeUse>,
 }
 
 impl Standings {
@@ -23,6 +26,7 @@ impl Standings {
             names,
             pairs: vec![vec![Wdl::default(); n]; n],
             by_colour: Wdl::default(),
+            time: vec![TimeUse::default(); n],
         }
     }
 
@@ -46,6 +50,16 @@ impl Standings {
                 self.by_colour.draws += 1;
             }
         }
+    }
+
+    /// Adds a game's time use of engine `i`.
+    pub fn record_time(&mut self, i: usize, time: &TimeUse) {
+        self.time[i].add(time);
+    }
+
+    /// How engine `i` spent its clock over the games recorded.
+    pub fn time(&self, i: usize) -> TimeUse {
+        self.time[i]
     }
 
     /// The engines' names.
@@ -141,6 +155,9 @@ impl Standings {
             "By colour: white won {}, drew {}, black won {}",
             c.wins, c.draws, c.losses
         ));
+        for (name, t) in self.names.iter().zip(&self.time) {
+            lines.extend(time_line(name, t));
+        }
         if let (Some(s), 2) = (sprt, n) {
             lines.push(sprt_line(s, &self.pair(0, 1)));
         }
@@ -169,6 +186,22 @@ impl Standings {
         }
         lines
     }
+}
+
+/// An engine's time use in one line: mean seconds a move and, when it pondered, how often the
+/// opponent played the move it pondered on. `None` when it made no move.
+fn time_line(name: &str, t: &TimeUse) -> Option<String> {
+    let per_move = t.per_move()?;
+    let mut line = format!("Time: {name} {per_move:.3} s a move ({} moves)", t.moves);
+    if let Some(rate) = t.hit_rate() {
+        line.push_str(&format!(
+            ", ponder hits {} of {} ({:.1}%)",
+            t.ponder_hits,
+            t.ponder_hits + t.ponder_misses,
+            100.0 * rate
+        ));
+    }
+    Some(line)
 }
 
 fn fmt_points(p: f64) -> String {
@@ -246,5 +279,36 @@ mod tests {
         assert!(report.contains("score 7 (70.0%)"), "{report}");
         assert!(report.contains("Elo difference: +147.2 +/- "), "{report}");
         assert!(report.contains("SPRT elo0=0 elo1=5"), "{report}");
+    }
+
+    #[test]
+    fn time_use_is_summed_per_engine_and_reported() {
+        let mut s = Standings::new(vec!["ponderer".into(), "plain".into(), "idle".into()]);
+        let game = |moves, seconds, hits, misses| TimeUse {
+            moves,
+            seconds,
+            ponder_hits: hits,
+            ponder_misses: misses,
+        };
+        s.record_time(0, &game(40, 3.0, 25, 10));
+        s.record_time(0, &game(10, 1.0, 5, 0));
+        s.record_time(1, &game(50, 5.0, 0, 0));
+        assert_eq!(s.time(0), game(50, 4.0, 30, 10));
+        assert_eq!(s.time(0).hit_rate(), Some(0.75));
+        assert_eq!(s.time(1).hit_rate(), None);
+        let report = s.report(None);
+        let times: Vec<&str> = report
+            .iter()
+            .filter(|l| l.starts_with("Time:"))
+            .map(|l| l.as_str())
+            .collect();
+        // an engine that never moved has no time line
+        assert_eq!(
+            times,
+            [
+                "Time: ponderer 0.080 s a move (50 moves), ponder hits 30 of 40 (75.0%)",
+                "Time: plain 0.100 s a move (50 moves)"
+            ]
+        );
     }
 }

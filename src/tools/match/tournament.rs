@@ -304,6 +304,8 @@ fn run_variant<V: Variant>(
         drop(res_tx);
         for Finished { job, record } in res_rx.iter() {
             standings.record(job.white, job.black, record.winner());
+            standings.record_time(job.white, &record.time[0]);
+            standings.record_time(job.black, &record.time[1]);
             let (white, black) = (&names[job.white], &names[job.black]);
             if let (Some(file), None) = (pdn.as_mut(), &pdn_error) {
                 let tags = GameTags {
