@@ -65,6 +65,11 @@ pub struct TimePlan {
     /// Milliseconds kept back from every budget for answering and for the time the move takes
     /// to reach the clock (process and network lag: the move overhead).
     pub overhead_ms: u32,
+    /// The percentage of a ponder search's time (on the opponent's clock) that counts against
+    /// the budget at `ponder-hit`: 0 gives the whole budget again from the hit (a deeper search
+    /// for the same clock time), 100 counts all of it (a ponder search already past the budget
+    /// answers at once, and the clock time is kept for later moves).
+    pub ponder_credit: u32,
 }
 
 impl TimePlan {
@@ -77,6 +82,7 @@ impl TimePlan {
         soft: 89,
         hard: 352,
         overhead_ms: 30,
+        ponder_credit: 0,
     };
 }
 
@@ -109,6 +115,8 @@ pub struct Clock {
     origin_ms: AtomicU64,
     soft: Option<f64>,
     hard: Option<f64>,
+    /// [`TimePlan::ponder_credit`].
+    ponder_credit: u32,
 }
 
 impl Clock {
@@ -126,13 +134,18 @@ impl Clock {
             origin_ms: AtomicU64::new(if pondering { u64::MAX } else { 0 }),
             soft,
             hard,
+            ponder_credit: plan.ponder_credit.min(100),
         }
     }
 
-    /// The opponent played the expected move: the budget starts now.
+    /// The opponent played the expected move: the budget starts now, less the plan's credit of
+    /// the time pondered. (A second call changes nothing.)
     pub fn ponder_hit(&self) {
         let ms = self.start.elapsed().as_millis() as u64;
-        self.origin_ms.store(ms, Ordering::Relaxed);
+        let origin = ms - ms * self.ponder_credit as u64 / 100;
+        let _ =
+            self.origin_ms
+                .compare_exchange(u64::MAX, origin, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Whether the search is still pondering (no time limit applies).
@@ -271,6 +284,7 @@ mod tests {
             soft,
             hard,
             overhead_ms: 30,
+            ponder_credit: 0,
         };
         let (s30, h30) = budget(&l, plan(30, 70, 400));
         let (s15, h15) = budget(&l, plan(15, 70, 400));
@@ -304,6 +318,42 @@ mod tests {
             budget(&named, plan(30, 70, 400)),
             budget(&named, plan(45, 70, 400))
         );
+    }
+
+    #[test]
+    fn a_ponder_hit_counts_the_credited_share_of_the_ponder_time() {
+        let l = Limits {
+            time: Some(10.0),
+            inc: 0.1,
+            ..Limits::default()
+        };
+        let clock = |credit| {
+            let plan = TimePlan {
+                ponder_credit: credit,
+                ..TimePlan::DEFAULT
+            };
+            Clock::planned(&l, true, plan)
+        };
+        let (none, half, all) = (clock(0), clock(50), clock(100));
+        std::thread::sleep(Duration::from_millis(200));
+        for c in [&none, &half, &all] {
+            // no limit applies while pondering
+            assert!(c.pondering() && c.used() == 0.0 && !c.hard_expired());
+        }
+        let hit = |c: &Clock| {
+            c.ponder_hit();
+            assert!(!c.pondering());
+            c.used()
+        };
+        // (each hit comes at least 0.2 s after the ponder search began: the lower bounds hold
+        // however slow the machine)
+        let (n, h, a) = (hit(&none), hit(&half), hit(&all));
+        assert!(a >= 0.2, "all of the ponder time counts: {a}");
+        assert!(h >= 0.1, "half of it counts: {h}");
+        assert!(a > n + 0.19, "none of it counts: {n} against {a}");
+        // a second hit does not move the origin
+        all.ponder_hit();
+        assert!(all.used() >= a);
     }
 
     #[test]
