@@ -271,13 +271,18 @@ mod tests {
         assert_eq!(budget(&Limits::depth(3), TimePlan::DEFAULT), (None, None));
     }
 
-    #[test]
-    fn the_plan_shares_out_the_clock() {
-        let l = Limits {
+    /// A clock of 10 s with 0.1 s a move, in sudden death.
+    fn ten_plus_a_tenth() -> Limits {
+        Limits {
             time: Some(10.0),
             inc: 0.1,
             ..Limits::default()
-        };
+        }
+    }
+
+    #[test]
+    fn the_plan_shares_out_the_clock() {
+        let l = ten_plus_a_tenth();
         let plan = |moves, soft, hard| TimePlan {
             moves,
             moves_end: moves,
@@ -322,11 +327,7 @@ mod tests {
 
     #[test]
     fn a_ponder_hit_counts_the_credited_share_of_the_ponder_time() {
-        let l = Limits {
-            time: Some(10.0),
-            inc: 0.1,
-            ..Limits::default()
-        };
+        let l = ten_plus_a_tenth();
         let clock = |credit| {
             let plan = TimePlan {
                 ponder_credit: credit,
