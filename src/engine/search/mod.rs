@@ -724,16 +724,10 @@ impl<'a, V: Variant> Worker<'a, V> {
                 }
                 movegen::generate_quiet(pos, &mut list);
             }
-            None => movegen::generate(pos, &mut list),
+            // generated after the table probe, which may cut the node without them
+            None => {}
         }
-        if list.is_empty() {
-            return -MATE + ply as i32;
-        }
-        let forced_capture = list[0].is_capture();
-        // the children's buckets are fetched while this node's own is awaited
-        for m in list.iter() {
-            self.shared.tt.prefetch(pos.hash_after(m));
-        }
+        let generated = !list.is_empty();
 
         // a singular test searches this node without one move (its result is not stored)
         let excluded = self.excluded[ply];
@@ -771,14 +765,22 @@ impl<'a, V: Variant> Worker<'a, V> {
             && !is_root
             && (rfp || mfp)
             && beta.abs() < WIN_BOUND
-            && !forced_capture
             && depth >= 1
+            && !(if generated {
+                list[0].is_capture()
+            } else {
+                movegen::has_capture(pos)
+            })
             && !movegen::opponent_has_capture(pos))
         .then(|| self.shared.eval.evaluate(pos));
         if let Some(stand) = calm_eval.filter(|_| excluded == 0) {
             // Reverse futility: far above beta in a calm position at low depth, the side to
             // move is assumed to keep its edge.
-            if rfp && stand - params.futility_margin * depth >= beta {
+            // (a side without a move has lost: the moves are not generated yet)
+            if rfp
+                && stand - params.futility_margin * depth >= beta
+                && (generated || movegen::has_quiet_move(pos))
+            {
                 self.stats.futility_prunes += 1;
                 return stand;
             }
@@ -786,6 +788,21 @@ impl<'a, V: Variant> Worker<'a, V> {
         // Futility of quiet moves: far below alpha, a quiet move is not expected to bring the
         // score back, so only the first one is searched.
         let futile = mfp && calm_eval.is_some_and(|e| e + params.move_futility * depth <= alpha);
+
+        if !generated {
+            movegen::generate(pos, &mut list);
+            if list.is_empty() {
+                return -MATE + ply as i32;
+            }
+        }
+        let forced_capture = list[0].is_capture();
+        // the children's buckets are fetched while the first move's search begins (at a
+        // futile node only the first quiet move is searched)
+        if !futile {
+            for m in list.iter() {
+                self.shared.tt.prefetch(pos.hash_after(m));
+            }
+        }
 
         // Singular extension: when every other move falls short of the table move's bound by a
         // margin, the table move alone holds the node and is searched one ply deeper; when the
@@ -1181,6 +1198,37 @@ mod tests {
         });
         assert!(deeper.late_move_prunes > shallow.late_move_prunes);
         assert_ne!(deeper.nodes, shallow.nodes);
+    }
+
+    #[test]
+    fn a_side_without_a_move_loses_even_where_reverse_futility_would_cut() {
+        use crate::core::variant::International;
+        // black's only piece, a king on 46, is shut in by the men on 41 and 37: no move, no
+        // capture for either side, so the node is calm and the moves are not generated yet when
+        // reverse futility looks at it
+        let pos: Position<International> = crate::core::fen::parse("B:W41,37:BK46").unwrap();
+        assert!(movegen::legal_moves(&pos).is_empty());
+        let tt = Tt::new(1);
+        let stop = AtomicBool::new(false);
+        let clock = unlimited_clock();
+        let shared = test_shared(&tt, &stop, &clock, SearchParams::DEFAULT);
+        let mut w = Worker::new(&shared, true, &[pos.hash()]);
+        // a window far below any static score, at a non-PV node within futility's depth
+        let beta = -WIN_BOUND + 10;
+        for depth in 1..=shared.params.futility_depth {
+            let s = w.search_node(
+                &pos,
+                DrawClocks::initial(&pos),
+                beta - 1,
+                beta,
+                depth,
+                2,
+                false,
+                None,
+            );
+            assert_eq!(s, -MATE + 2, "depth {depth}");
+        }
+        assert_eq!(w.stats().futility_prunes, 0);
     }
 
     #[test]
