@@ -92,9 +92,14 @@ impl TimeUse {
         (self.moves > 0).then(|| self.seconds / self.moves as f64)
     }
 
+    /// Its ponder searches that the opponent's move decided (hits and misses).
+    pub fn ponder_searches(&self) -> u32 {
+        self.ponder_hits + self.ponder_misses
+    }
+
     /// The share of its ponder searches that the opponent's move confirmed, if it pondered.
     pub fn hit_rate(&self) -> Option<f64> {
-        let tried = self.ponder_hits + self.ponder_misses;
+        let tried = self.ponder_searches();
         (tried > 0).then(|| self.ponder_hits as f64 / tried as f64)
     }
 }

@@ -197,7 +197,7 @@ fn time_line(name: &str, t: &TimeUse) -> Option<String> {
         line.push_str(&format!(
             ", ponder hits {} of {} ({:.1}%)",
             t.ponder_hits,
-            t.ponder_hits + t.ponder_misses,
+            t.ponder_searches(),
             100.0 * rate
         ));
     }
