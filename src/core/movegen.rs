@@ -26,6 +26,42 @@ pub(crate) fn step<V: Variant>(b: u64, d: usize) -> u64 {
     }
 }
 
+/// `b` moved `n` squares along direction `d` (squares pushed off the board are lost; wraps land
+/// on ghost bits outside the board).
+#[inline(always)]
+fn step_n<V: Variant>(b: u64, d: usize, n: u32) -> u64 {
+    match d {
+        UP_LEFT => b >> ((V::HALF + 1) * n),
+        UP_RIGHT => b >> (V::HALF * n),
+        DOWN_LEFT => b << (V::HALF * n),
+        _ => b << ((V::HALF + 1) * n),
+    }
+}
+
+/// The squares `from` reaches by sliding along direction `d` over the `empty` squares, `from`
+/// included: a branch-free occluded fill (Kogge-Stone) in doubling steps, as long as the
+/// longest diagonal needs.
+#[inline(always)]
+fn slide_fill<V: Variant>(from: u64, empty: u64, d: usize) -> u64 {
+    const {
+        assert!(
+            V::ROWS <= 16,
+            "the fill covers diagonals of up to 16 squares"
+        )
+    };
+    let (mut g, mut p) = (from, empty);
+    g |= p & step_n::<V>(g, d, 1);
+    p &= step_n::<V>(p, d, 1);
+    g |= p & step_n::<V>(g, d, 2);
+    p &= step_n::<V>(p, d, 2);
+    g |= p & step_n::<V>(g, d, 4);
+    if V::ROWS > 8 {
+        p &= step_n::<V>(p, d, 4);
+        g |= p & step_n::<V>(g, d, 8);
+    }
+    g
+}
+
 /// The square of `set` nearest along direction `d` (on a ray from some origin).
 #[inline(always)]
 fn nearest(set: u64, d: usize) -> u32 {
@@ -394,7 +430,14 @@ impl<V: Variant, S: CaptureSink<V>> CaptureSearch<'_, V, S> {
 
 /// Runs the capture search for every piece of the side to move that can capture.
 pub(crate) fn search_captures<V: Variant, S: CaptureSink<V>>(pos: &Position<V>, sink: &mut S) {
-    search_captures_of(pos, capturing_men(pos), pos.kings(pos.side()).0, sink);
+    // kings are searched one by one, so a set-wise test first spares kings with no capture
+    let kings = pos.kings(pos.side()).0;
+    let kings = if kings_can_capture(pos, kings) {
+        kings
+    } else {
+        0
+    };
+    search_captures_of(pos, capturing_men(pos), kings, sink);
 }
 
 /// Runs the capture search for the men `men` (which must be able to capture) and the kings
@@ -467,29 +510,26 @@ pub fn has_capture<V: Variant>(pos: &Position<V>) -> bool {
     if capturing_men(pos) != 0 {
         return true;
     }
-    let us = pos.side();
-    let kings = pos.kings(us).0;
+    kings_can_capture(pos, pos.kings(pos.side()).0)
+}
+
+/// Whether one of `kings`, kings of the side to move, has a capture: an enemy piece at the
+/// end of a king's slide with an empty square behind it.
+#[inline(always)]
+fn kings_can_capture<V: Variant>(pos: &Position<V>, kings: u64) -> bool {
     if kings == 0 {
         return false;
     }
-    let opp = pos.pieces(us.opponent()).0;
+    let opp = pos.pieces(pos.side().opponent()).0;
     let empty = pos.empty().0;
-    for d in 0..4 {
-        let mut f = kings;
-        if V::FLYING_KINGS {
-            loop {
-                let n = step::<V>(f, d) & empty & !f;
-                if n == 0 {
-                    break;
-                }
-                f |= n;
-            }
-        }
-        if step::<V>(step::<V>(f, d) & opp, d) & empty != 0 {
-            return true;
-        }
-    }
-    false
+    (0..4).any(|d| {
+        let f = if V::FLYING_KINGS {
+            slide_fill::<V>(kings, empty, d)
+        } else {
+            kings
+        };
+        step::<V>(step::<V>(f, d) & opp, d) & empty != 0
+    })
 }
 
 /// Whether the side not to move would have a capture if it were its turn (a threat).
@@ -595,14 +635,22 @@ pub fn canonical_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
 #[inline]
 pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
     let us = pos.side();
-    let (men_capturing, kings) = (capturing_men(pos), pos.kings(us).0);
-    if men_capturing | kings != 0 {
+    let kings = pos.kings(us).0;
+    let (men_capturing, kings_capturing) = (
+        capturing_men(pos),
+        if kings_can_capture(pos, kings) {
+            kings
+        } else {
+            0
+        },
+    );
+    if men_capturing | kings_capturing != 0 {
         let mut list = MoveList::new();
         let mut sink = ListSink {
             list: &mut list,
             best: 0,
         };
-        search_captures_of(pos, men_capturing, kings, &mut sink);
+        search_captures_of(pos, men_capturing, kings_capturing, &mut sink);
         if !list.is_empty() {
             return list.len() as u64;
         }
@@ -611,7 +659,7 @@ pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
     let men = pos.men(us).0;
     let [d0, d1] = forward(us);
     let n = (step::<V>(men, d0) & empty).count_ones() + (step::<V>(men, d1) & empty).count_ones();
-    (n + king_quiet_count::<V>(pos.kings(us).0, empty)) as u64
+    (n + king_quiet_count::<V>(kings, empty)) as u64
 }
 
 /// The number of non-capturing moves of the kings `kings` over the `empty` squares. Rays of
@@ -619,23 +667,18 @@ pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
 /// set-wise fill counts every move once.
 #[inline]
 pub fn king_quiet_count<V: Variant>(kings: u64, empty: u64) -> u32 {
-    let mut n = 0;
-    if kings != 0 {
-        for d in 0..4 {
-            let mut f = kings;
-            loop {
-                f = step::<V>(f, d) & empty;
-                if f == 0 {
-                    break;
-                }
-                n += f.count_ones();
-                if !V::FLYING_KINGS {
-                    break;
-                }
-            }
-        }
+    if kings == 0 {
+        return 0;
     }
-    n
+    (0..4)
+        .map(|d| {
+            if V::FLYING_KINGS {
+                (slide_fill::<V>(kings, empty, d) & empty).count_ones()
+            } else {
+                (step::<V>(kings, d) & empty).count_ones()
+            }
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -651,6 +694,23 @@ mod tests {
         assert!(!has_capture(&p));
         assert!(opponent_has_capture(&p));
         assert!(!opponent_has_capture(&parse("W:W46:B5")));
+    }
+
+    #[test]
+    fn a_king_slides_and_captures_along_the_whole_long_diagonal() {
+        let parse = |f: &str| crate::core::fen::parse::<International>(f).unwrap();
+        // the king on 46 reaches 5, nine squares away: the fill needs all four doubling steps
+        let p = parse("W:WK46:B3");
+        assert_eq!(count(&p), 9);
+        assert_eq!(legal_moves(&p).len(), 9);
+        // it takes 10 from 46 across seven empty squares; a man on 5 leaves no landing square
+        assert!(has_capture(&parse("W:WK46:B10")));
+        assert!(!has_capture(&parse("W:WK46:B5")));
+        assert!(!has_capture(&parse("W:WK46:B10,5")));
+        // on 8x8 the fill's three steps take a1 past six empty squares to take g7
+        let r = |f: &str| crate::core::fen::parse::<Russian>(f).unwrap();
+        assert!(has_capture(&r("W:WKa1:Bg7")));
+        assert_eq!(count(&r("W:WKa1:Bb4")), 7);
     }
 
     #[test]
