@@ -26,8 +26,9 @@ pub(crate) fn step<V: Variant>(b: u64, d: usize) -> u64 {
     }
 }
 
-/// `b` moved `n` squares along direction `d` (squares pushed off the board are lost; wraps land
-/// on ghost bits outside the board).
+/// `b` moved `n` squares along direction `d`. Unlike one [`step`], a longer move may cross the
+/// board's edge onto a real square: the caller must know that the squares between are on the
+/// board (the fill below does, as a ghost square is never empty).
 #[inline(always)]
 fn step_n<V: Variant>(b: u64, d: usize, n: u32) -> u64 {
     match d {
