@@ -431,14 +431,7 @@ impl<V: Variant, S: CaptureSink<V>> CaptureSearch<'_, V, S> {
 
 /// Runs the capture search for every piece of the side to move that can capture.
 pub(crate) fn search_captures<V: Variant, S: CaptureSink<V>>(pos: &Position<V>, sink: &mut S) {
-    // kings are searched one by one, so a set-wise test first spares kings with no capture
-    let kings = pos.kings(pos.side()).0;
-    let kings = if kings_can_capture(pos, kings) {
-        kings
-    } else {
-        0
-    };
-    search_captures_of(pos, capturing_men(pos), kings, sink);
+    search_captures_of(pos, capturing_men(pos), capturing_kings(pos), sink);
 }
 
 /// Runs the capture search for the men `men` (which must be able to capture) and the kings
@@ -503,6 +496,18 @@ fn capturing_men<V: Variant>(pos: &Position<V>) -> u64 {
         can |= targets & men;
     }
     can
+}
+
+/// The kings of the side to move to run the capture search for: all of them when one can
+/// capture (a set-wise test), none otherwise, as the search tries kings one by one.
+#[inline(always)]
+fn capturing_kings<V: Variant>(pos: &Position<V>) -> u64 {
+    let kings = pos.kings(pos.side()).0;
+    if kings_can_capture(pos, kings) {
+        kings
+    } else {
+        0
+    }
 }
 
 /// Whether the side to move has a capture (and so must capture).
@@ -636,15 +641,7 @@ pub fn canonical_moves<V: Variant>(pos: &Position<V>) -> MoveList<V> {
 #[inline]
 pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
     let us = pos.side();
-    let kings = pos.kings(us).0;
-    let (men_capturing, kings_capturing) = (
-        capturing_men(pos),
-        if kings_can_capture(pos, kings) {
-            kings
-        } else {
-            0
-        },
-    );
+    let (men_capturing, kings_capturing) = (capturing_men(pos), capturing_kings(pos));
     if men_capturing | kings_capturing != 0 {
         let mut list = MoveList::new();
         let mut sink = ListSink {
@@ -660,7 +657,7 @@ pub fn count<V: Variant>(pos: &Position<V>) -> u64 {
     let men = pos.men(us).0;
     let [d0, d1] = forward(us);
     let n = (step::<V>(men, d0) & empty).count_ones() + (step::<V>(men, d1) & empty).count_ones();
-    (n + king_quiet_count::<V>(kings, empty)) as u64
+    (n + king_quiet_count::<V>(pos.kings(us).0, empty)) as u64
 }
 
 /// The number of non-capturing moves of the kings `kings` over the `empty` squares. Rays of
